@@ -1,0 +1,32 @@
+// swift-tools-version: 6.1
+// The package of one cancellation core and the facades built on it. See README.md.
+import PackageDescription
+
+let package = Package(
+  name: "swift-cancellation",
+  // `Synchronization` (Atomic, Mutex) sets the Apple floor; Linux has no floor.
+  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  products: [
+    .library(name: "CancelCore", targets: ["CancelCore"]),
+    .library(name: "Tokens", targets: ["Tokens"]),
+    .library(name: "Promises", targets: ["Promises"]),
+    .library(name: "Futures", targets: ["Futures"]),
+    .library(name: "Adapters", targets: ["Adapters"]),
+  ],
+  targets: [
+    .target(name: "CancelCore"),
+    .target(name: "Tokens", dependencies: ["CancelCore"]),
+    .target(name: "Promises", dependencies: ["CancelCore"]),
+    .target(name: "Futures", dependencies: ["CancelCore"]),
+    .target(name: "Adapters", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
+
+    // Shared test helpers (race harness, iteration scaling); not a product.
+    .target(name: "TestSupport", dependencies: ["CancelCore"], path: "Tests/TestSupport"),
+    .testTarget(name: "CancelCoreTests", dependencies: ["CancelCore", "TestSupport"]),
+    .testTarget(name: "TokensTests", dependencies: ["Tokens", "TestSupport"]),
+    .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
+    .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
+    .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "TestSupport"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

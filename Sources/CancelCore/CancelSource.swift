@@ -1,0 +1,109 @@
+/// The authority that cancels: it owns the state its ``signal`` lets others observe.
+///
+/// A source starts *active* and ends exactly once, either **cancelled** (with a reason) by
+/// ``cancel(reason:)``, a parent, or a deadline; or **closed** by ``close()`` or by being
+/// deallocated. The first of these wins; later ones do nothing and report `false`.
+///
+/// Deallocating a source that is still active closes it: nobody can cancel it any more, so its
+/// completion handlers run with `false` and every other handler is released. That frees whatever
+/// the handlers captured even if signals live on.
+///
+/// ```swift
+/// let source = CancelSource()
+/// startDownload(signal: source.signal)
+/// source.cancel()
+/// ```
+public final class CancelSource: Cancellable, Sendable {
+  /// The observer view to hand to the work this source can cancel.
+  public let signal: CancelSignal
+
+  /// Creates an active source.
+  public init() {
+    signal = CancelSignal(storage: CancelStorage())
+  }
+
+  /// Creates a source that is also cancelled when any of `parents` is, with that parent's reason.
+  ///
+  /// A parent already cancelled cancels the new source at once. Each link is removed as soon as
+  /// this source ends, so a long-lived parent does not accumulate dead children.
+  public convenience init(linkedTo parents: some Sequence<CancelSignal>) {
+    self.init()
+    for parent in parents { link(to: parent) }
+  }
+
+  /// Creates a source that is also cancelled when any of `parents` is. See ``init(linkedTo:)-(Sequence)``.
+  public convenience init(linkedTo parents: CancelSignal...) {
+    self.init(linkedTo: parents)
+  }
+
+  /// Creates a source that cancels itself with a ``TimeoutError`` after `timeout`.
+  ///
+  /// - Parameters:
+  ///   - timeout: the delay, measured by `scheduler`.
+  ///   - scheduler: the timer source; ``DispatchDeadlineScheduler`` by default. Tests pass a
+  ///     ``ManualDeadlineScheduler`` and advance it instead of sleeping.
+  public convenience init(timeout: Duration, scheduler: some DeadlineScheduler = .dispatch) {
+    self.init()
+    cancel(after: timeout, scheduler: scheduler)
+  }
+
+  deinit {
+    _ = signal.storage.close()
+  }
+
+  /// Whether this source has been cancelled. One atomic load.
+  @inlinable public var isCancelled: Bool { signal.isCancelled }
+
+  /// Whether this source has ended, cancelled or closed. One atomic load.
+  @inlinable public var isCompleted: Bool { signal.isCompleted }
+
+  /// Cancels with Swift's `CancellationError()`. Does nothing if the source already ended.
+  ///
+  /// Handlers run synchronously on this thread, newest first, before this method returns.
+  public func cancel() {
+    _ = signal.storage.cancel(reason: CancellationError())
+  }
+
+  /// Cancels with `reason`, unless the source already ended.
+  ///
+  /// Handlers run synchronously on this thread, newest first, before this method returns; linked
+  /// children are cancelled with the same reason.
+  ///
+  /// - Returns: `true` if this call cancelled the source; `false` if it had already been cancelled
+  ///   (the first reason stays) or closed.
+  @discardableResult
+  public func cancel(reason: any Error) -> Bool {
+    signal.storage.cancel(reason: reason)
+  }
+
+  /// Ends the source without cancelling it: completion handlers run with `false` on this thread,
+  /// cancel handlers are released, links to parents are removed, and any deadline is stopped.
+  ///
+  /// - Returns: `true` if this call closed the source; `false` if it had already ended.
+  @discardableResult
+  public func close() -> Bool {
+    signal.storage.close()
+  }
+
+  /// Cancels with a ``TimeoutError`` after `delay`, unless the source ends first.
+  ///
+  /// A later call replaces the pending deadline (as .NET's `CancelAfter` does). Ending the source
+  /// any other way stops the timer and releases it.
+  ///
+  /// - Parameters:
+  ///   - delay: the delay, measured by `scheduler`.
+  ///   - scheduler: the timer source; ``DispatchDeadlineScheduler`` by default.
+  public func cancel(after delay: Duration, scheduler: some DeadlineScheduler = .dispatch) {
+    signal.storage.cancel(after: delay, scheduler: scheduler)
+  }
+
+  /// Links this source to `parent`: when `parent` is cancelled, this source is cancelled with the
+  /// same reason. A source may have any number of parents (it is cancelled when any one is).
+  ///
+  /// - Returns: `true` if a link now exists; `false` if this source or `parent` already ended (a
+  ///   cancelled parent cancels this source at once) or `parent` is this source's own signal.
+  @discardableResult
+  public func link(to parent: CancelSignal) -> Bool {
+    signal.storage.link(to: parent.storage)
+  }
+}

@@ -1,0 +1,98 @@
+/// The states of one source and the events that move it, as a plain value.
+///
+/// It never calls user code and knows nothing about locks or threads: every event returns what must
+/// happen next, and `CancelStorage` does that after releasing its lock. That split is what makes
+/// "exactly once" and "never under our lock" visible in the types.
+struct CancelStateMachine: Sendable {
+  enum Phase: Sendable {
+    /// Nobody has cancelled or closed the source: handlers wait in the table.
+    case active
+    /// The source was cancelled; the value is the first reason given. Final.
+    case cancelled(any Error)
+    /// The source ended without cancellation and can never be cancelled now. Final.
+    case closed
+  }
+
+  /// What to do with a handler that was offered to a source that has already ended.
+  enum RegisterAction: Sendable {
+    /// The handler waits in the table under this key.
+    case registered(HandlerKey)
+    /// The source is cancelled: run the handler now, on the registering thread.
+    case runCancelled(CancelHandler, reason: any Error)
+    /// The source is closed: run it now if it is a completion handler, otherwise just release it.
+    case runClosed(CancelHandler)
+  }
+
+  private(set) var phase: Phase = .active
+  private var handlers = HandlerTable()
+  private var parents = ParentLinks.none
+  /// The pending deadline's timer, cancelled when the source ends or the deadline is replaced.
+  private var deadline: (any Cancellable)?
+
+  /// The number of handlers (including links to children) waiting on this source.
+  var registrationCount: Int { handlers.count }
+
+  mutating func register(_ handler: CancelHandler) -> RegisterAction {
+    switch phase {
+    case .active: return .registered(handlers.insert(handler))
+    case .cancelled(let reason): return .runCancelled(handler, reason: reason)
+    case .closed: return .runClosed(handler)
+    }
+  }
+
+  /// Removes a waiting handler. Returns it so it is released outside the lock, or `nil` if it is not
+  /// waiting any more (it ran, is running, was released, or was already removed).
+  mutating func unregister(_ key: HandlerKey) -> CancelHandler? {
+    guard case .active = phase else { return nil }
+    return handlers.remove(key)
+  }
+
+  /// The first `cancel` or `close` wins; later ones return `nil`.
+  mutating func cancel(reason: any Error) -> EndedSource? {
+    guard case .active = phase else { return nil }
+    phase = .cancelled(reason)
+    return takeEverything(reason: reason)
+  }
+
+  /// See `cancel(reason:)`.
+  mutating func close() -> EndedSource? {
+    guard case .active = phase else { return nil }
+    phase = .closed
+    return takeEverything(reason: nil)
+  }
+
+  /// Keeps a registration this source holds in a parent. If the source already ended, the
+  /// registration is returned so the caller removes it from the parent.
+  mutating func adoptParentLink(_ registration: CancelRegistration) -> CancelRegistration? {
+    guard case .active = phase else { return registration }
+    parents.append(registration)
+    return nil
+  }
+
+  /// Installs a new deadline timer and returns the timer to cancel: the one it replaced, or the new
+  /// one itself if the source already ended.
+  mutating func replaceDeadline(_ timer: any Cancellable) -> (any Cancellable)? {
+    guard case .active = phase else { return timer }
+    defer { deadline = timer }
+    return deadline
+  }
+
+  private mutating func takeEverything(reason: (any Error)?) -> EndedSource {
+    let ended = EndedSource(handlers: handlers.drain(), reason: reason, parents: parents, deadline: deadline)
+    parents = .none
+    deadline = nil
+    return ended
+  }
+}
+
+/// Everything a source must do, outside its lock, once it has ended.
+struct EndedSource: Sendable {
+  /// The handlers to run (or release), newest first.
+  var handlers: DrainedHandlers
+  /// The reason if the source was cancelled; `nil` if it closed.
+  let reason: (any Error)?
+  /// Links in parents to remove: an ended child needs no parent any more.
+  let parents: ParentLinks
+  /// A deadline timer to stop.
+  let deadline: (any Cancellable)?
+}

@@ -1,0 +1,170 @@
+import Synchronization
+
+/// The shared state of one source: what `CancelSource` owns and every `CancelSignal` observes.
+///
+/// Facades build their own owner objects around one of these (so a token request or a promise
+/// chain costs no more than a `CancelSource`); that is why it is `package` and not public.
+///
+/// It owns a `CoreLock` and a `CancelStateMachine`: each event runs the state machine under the
+/// lock and then does what it returned after unlocking. Handlers and the release of removed
+/// closures therefore never happen under the lock, so a handler may re-enter any source freely.
+///
+/// `status` mirrors the phase in one atomic byte so `isCancelled` is a single load.
+//
+// Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
+// `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
+// `machine` for a lock holder) and read without it; the other properties are immutable.
+@usableFromInline
+package final class CancelStorage: @unchecked Sendable {
+  @usableFromInline static let active: UInt8 = 0
+  @usableFromInline static let cancelled: UInt8 = 1
+  @usableFromInline static let closed: UInt8 = 2
+
+  @usableFromInline let status = Atomic<UInt8>(CancelStorage.active)
+  @usableFromInline let lock = CoreLock()
+  private var machine = CancelStateMachine()
+
+  /// Creates an active source.
+  package init() {}
+
+  /// Creates a source that is already closed (used for signals that can never be cancelled).
+  package init(closed: Void) {
+    _ = machine.close()
+    status.store(Self.closed, ordering: .releasing)
+  }
+
+  // MARK: Reading
+
+  /// Whether the source was cancelled. One atomic load, no lock.
+  @inlinable package var isCancelled: Bool { status.load(ordering: .acquiring) == Self.cancelled }
+
+  /// Whether the source ended, cancelled or closed. One atomic load, no lock.
+  @inlinable package var isCompleted: Bool { status.load(ordering: .acquiring) != Self.active }
+
+  /// The current phase, with the reason if cancelled.
+  package var phase: CancelPhase {
+    switch status.load(ordering: .acquiring) {
+    case Self.active: return .active
+    case Self.closed: return .closed
+    default:
+      return lock.withLock {
+        if case .cancelled(let reason) = machine.phase { return .cancelled(reason: reason) }
+        preconditionFailure("status says cancelled but the state machine does not")
+      }
+    }
+  }
+
+  /// The reason, if cancelled.
+  package var reason: (any Error)? {
+    guard isCancelled else { return nil }
+    if case .cancelled(let reason) = phase { return reason }
+    return nil
+  }
+
+  /// The number of handlers and child links waiting on this source (0 once it ended).
+  package var registrationCount: Int { lock.withLock { machine.registrationCount } }
+
+  // MARK: Registering
+
+  /// Registers `handler`. On an ended source the handler runs at once on this thread (completion
+  /// handlers, and cancel handlers if cancelled) or is released at once, and the registration is
+  /// inert.
+  package func register(_ handler: CancelHandler) -> CancelRegistration {
+    switch lock.withLock({ machine.register(handler) }) {
+    case .registered(let key):
+      return CancelRegistration(storage: self, key: key)
+    case .runCancelled(let handler, let reason):
+      Self.run(handler, reason: reason)
+      return .inert
+    case .runClosed(let handler):
+      Self.run(handler, reason: nil)
+      return .inert
+    }
+  }
+
+  /// Removes a registration; `true` if it was still waiting (so its handler will now never run).
+  /// Never waits for a running handler.
+  package func unregister(_ key: HandlerKey) -> Bool {
+    let removed = lock.withLock { machine.unregister(key) }
+    return removed != nil  // the removed closure is released here, after unlocking
+  }
+
+  // MARK: Ending
+
+  /// Cancels with `reason` if still active and runs the handlers. Returns whether this call did it.
+  package func cancel(reason: any Error) -> Bool {
+    guard let ended = beginCancel(reason: reason) else { return false }
+    Self.finish(ended)
+    return true
+  }
+
+  /// Closes if still active: completion handlers run with `false`, the rest are released.
+  /// Returns whether this call did it.
+  package func close() -> Bool {
+    if status.load(ordering: .relaxed) != Self.active { return false }
+    let ended: EndedSource? = lock.withLock {
+      guard let ended = machine.close() else { return nil }
+      status.store(Self.closed, ordering: .releasing)
+      return ended
+    }
+    guard let ended else { return false }
+    Self.finish(ended)
+    return true
+  }
+
+  /// Flips the state to cancelled and hands back what must be done, without doing it.
+  func beginCancel(reason: any Error) -> EndedSource? {
+    if status.load(ordering: .relaxed) != Self.active { return nil }
+    return lock.withLock {
+      guard let ended = machine.cancel(reason: reason) else { return nil }
+      status.store(Self.cancelled, ordering: .releasing)
+      return ended
+    }
+  }
+
+  // MARK: Links and deadlines
+
+  /// Makes this source a child of `parent`: cancelling `parent` cancels this source with the same
+  /// reason. The link is removed when this source ends. Returns `false` if no link was kept (this
+  /// source or the parent already ended — a cancelled parent cancels this source at once — or the
+  /// parent is this source).
+  package func link(to parent: CancelStorage) -> Bool {
+    guard parent !== self, !isCompleted else { return false }
+    let registration = parent.register(.link(self))
+    guard registration.isActive else { return false }
+    if let refused = lock.withLock({ machine.adoptParentLink(registration) }) {
+      refused.unregister()
+      return false
+    }
+    return true
+  }
+
+  /// Cancels with a ``TimeoutError`` after `delay`, replacing any earlier deadline. The timer is
+  /// stopped (and its closure released) as soon as the source ends another way.
+  package func cancel(after delay: Duration, scheduler: some DeadlineScheduler) {
+    guard !isCompleted else { return }
+    // The timer holds the storage strongly; ending the source stops the timer, which breaks that
+    // reference, so nothing outlives the source's end.
+    let timer = scheduler.schedule(after: delay) { [self] in
+      _ = self.cancel(reason: TimeoutError(timeout: delay))
+    }
+    let stop = lock.withLock { machine.replaceDeadline(timer) }
+    stop?.cancel()
+  }
+}
+
+/// A snapshot of a source's state.
+public enum CancelPhase: Sendable {
+  /// Not cancelled yet, and still cancellable.
+  case active
+  /// Cancelled; `reason` is the first reason given.
+  case cancelled(reason: any Error)
+  /// Ended without cancellation; it can never be cancelled now.
+  case closed
+
+  /// Whether this is ``cancelled(reason:)``.
+  public var isCancelled: Bool {
+    if case .cancelled = self { return true }
+    return false
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Scales stress-test iteration counts.
+///
+/// Set `STRESS_DIVISOR` (for example to 20 under `--sanitize=thread`) to run fewer iterations;
+/// a test never runs fewer than `minimum` (at least 1), so no stress test ever becomes a no-op.
+public enum Stress {
+  /// The divisor read from `STRESS_DIVISOR`, 1 when unset or invalid.
+  public static let divisor: Int = {
+    guard let text = ProcessInfo.processInfo.environment["STRESS_DIVISOR"], let value = Int(text), value > 0 else {
+      return 1
+    }
+    return value
+  }()
+
+  /// `full` divided by ``divisor``, but never below `minimum` nor below 1.
+  public static func iterations(_ full: Int, minimum: Int = 1_000) -> Int {
+    max(full / divisor, min(minimum, full), 1)
+  }
+}
+
+/// Races `first` against `second` on two threads, `iterations` times.
+///
+/// Each iteration makes a fresh value with `setup`, releases both threads at the same moment (a
+/// spinning barrier, so neither has a head start of a thread wake-up), waits for both, then calls
+/// `check` on the calling thread. The second thread is a dedicated `Thread`, so the two really run
+/// in parallel on a two-core machine.
+public func race<State: Sendable>(
+  iterations: Int,
+  setup: () -> State,
+  _ first: @escaping @Sendable (State) -> Void,
+  _ second: @escaping @Sendable (State) -> Void,
+  check: (State) -> Void
+) {
+  let mailbox = Mailbox<State>()
+  let worker = Thread {
+    for iteration in 1...iterations {
+      mailbox.waitUntil(mailbox.go, reaches: iteration)
+      second(mailbox.value!)
+      mailbox.done.store(iteration, ordering: .releasing)
+    }
+  }
+  worker.stackSize = 1 << 20
+  worker.start()
+  for iteration in 1...iterations {
+    let state = setup()
+    mailbox.value = state
+    mailbox.go.store(iteration, ordering: .releasing)
+    first(state)
+    mailbox.waitUntil(mailbox.done, reaches: iteration)
+    mailbox.value = nil
+    check(state)
+  }
+}
+
+/// The hand-off between the two racing threads.
+//
+// Safety of `@unchecked Sendable`: `value` is written by the driving thread before it publishes
+// the iteration number with a releasing store to `go`, and read by the worker only after an
+// acquiring load of `go` shows that number; it is cleared only after `done` shows the worker
+// finished with it.
+private final class Mailbox<State>: @unchecked Sendable {
+  let go = Atomic<Int>(0)
+  let done = Atomic<Int>(0)
+  var value: State?
+
+  func waitUntil(_ counter: borrowing Atomic<Int>, reaches target: Int) {
+    var spins = 0
+    while counter.load(ordering: .acquiring) < target {
+      spins += 1
+      if spins > 200 { sched_yield() }
+    }
+  }
+}
+
+/// Counts events from any thread (for "ran exactly once" assertions).
+public final class Counter: Sendable {
+  private let storage = Atomic<Int>(0)
+
+  /// A counter at zero.
+  public init() {}
+
+  /// Adds one.
+  public func increment() { storage.wrappingAdd(1, ordering: .relaxed) }
+
+  /// The count so far.
+  public var value: Int { storage.load(ordering: .acquiring) }
+}
+
+/// Records values in order from any thread.
+public final class Recorder<Value: Sendable>: Sendable {
+  private let storage = Mutex<[Value]>([])
+
+  /// An empty recorder.
+  public init() {}
+
+  /// Appends `value`.
+  public func record(_ value: Value) { storage.withLock { $0.append(value) } }
+
+  /// Everything recorded, in order.
+  public var values: [Value] { storage.withLock { $0 } }
+}
+
+/// An object to capture in closures, whose deallocation a `weak` reference can observe.
+public final class Tracked: Sendable {
+  /// A fresh object.
+  public init() {}
+}
+
+/// The calling thread's identity, comparable across threads.
+public func currentThreadID() -> UInt {
+  #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+  #else
+    UInt(pthread_self())
+  #endif
+}

@@ -1,0 +1,11 @@
+import Tokens
+import Testing
+
+@Suite("Tokens re-exports the core")
+struct TokensReexportTests {
+  @Test func coreTypesAreVisibleThroughTheFacade() {
+    let source = CancelSource()
+    source.cancel()
+    #expect(source.signal.isCancelled)
+  }
+}
