@@ -61,7 +61,7 @@ public final class CancelSource: Cancellable, Sendable {
   ///
   /// Handlers run synchronously on this thread, newest first, before this method returns.
   public func cancel() {
-    _ = signal.storage.cancel(reason: CancellationError())
+    _ = signal.storage.cancel(reason: defaultCancellationReason)
   }
 
   /// Cancels with `reason`, unless the source already ended.

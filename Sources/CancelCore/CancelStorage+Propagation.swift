@@ -16,7 +16,7 @@ extension CancelStorage {
   /// an explicit stack and done before the parent's remaining handlers (the order a recursive call
   /// would give). When the child link was the parent's last handler the parent's frame is dropped
   /// first, so a chain of any depth runs in constant stack and constant extra memory.
-  static func finish(_ first: EndedSource) {
+  static func finish(_ first: consuming EndedSource) {
     var current = first
     var pending: [EndedSource] = []
     current.detach()
@@ -40,7 +40,7 @@ extension CancelStorage {
 extension EndedSource {
   /// Stops the deadline timer and removes the links in parents: an ended source needs neither.
   func detach() {
-    deadline?.cancel()
+    stopDeadline?()
     parents.unregisterAll()
   }
 }

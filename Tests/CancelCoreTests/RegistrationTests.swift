@@ -70,6 +70,18 @@ struct RegistrationTests {
     #expect(ran.values == Array(expected))
   }
 
+  @Test func removingTheOldestHandlerKeepsNewestFirstOrderForTheRest() {
+    let source = CancelSource()
+    let ran = Recorder<String>()
+    let oldest = source.signal.onCancel { ran.record("A") }
+    source.signal.onCancel { ran.record("B") }
+    source.signal.onCancel { ran.record("C") }
+    #expect(oldest.unregister())
+    source.signal.onCancel { ran.record("D") }
+    source.cancel()
+    #expect(ran.values == ["D", "C", "B"])
+  }
+
   @Test func unregisterNeverWaitsForARunningHandler() async {
     let source = CancelSource()
     let entered = DispatchSemaphore(value: 0)

@@ -1,0 +1,25 @@
+// swift-tools-version: 6.1
+// Benchmarks for swift-cancellation, kept in their own package so the library builds without
+// package-benchmark. Run from this directory: `swift package benchmark`.
+import PackageDescription
+
+let package = Package(
+  name: "swift-cancellation-benchmarks",
+  platforms: [.macOS(.v15)],
+  dependencies: [
+    .package(name: "swift-cancellation", path: ".."),
+    .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+  ],
+  targets: [
+    .executableTarget(
+      name: "CoreBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "CancelCore", package: "swift-cancellation"),
+      ],
+      path: "Benchmarks/CoreBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+  ],
+  swiftLanguageModes: [.v6]
+)
