@@ -4,16 +4,16 @@
 /// unregister anything.
 public struct CancelRegistration: Sendable {
   @usableFromInline let storage: CancelStorage?
-  @usableFromInline let key: HandlerKey
+  @usableFromInline let key: RegistrationKey
 
-  @usableFromInline init(storage: CancelStorage?, key: HandlerKey) {
+  @usableFromInline init(storage: CancelStorage?, key: RegistrationKey) {
     self.storage = storage
     self.key = key
   }
 
   /// A handle that refers to nothing, returned when the handler already ran (or was released)
   /// at registration because the source had already ended. `unregister()` on it returns `false`.
-  public static let inert = CancelRegistration(storage: nil, key: HandlerKey(index: 0, tag: 0))
+  public static let inert = CancelRegistration(storage: nil, key: RegistrationKey.none)
 
   /// Whether this handle refers to a registration (it may since have run or been removed).
   package var isActive: Bool { storage != nil }

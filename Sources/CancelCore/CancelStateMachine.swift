@@ -16,7 +16,7 @@ struct CancelStateMachine: Sendable {
   /// What to do with a handler that was offered to a source that has already ended.
   enum RegisterAction: Sendable {
     /// The handler waits in the table under this key.
-    case registered(HandlerKey)
+    case registered(RegistrationKey)
     /// The source is cancelled: run the handler now, on the registering thread.
     case runCancelled(CancelHandler, reason: any Error)
     /// The source is closed: run it now if it is a completion handler, otherwise just release it.
@@ -24,7 +24,7 @@ struct CancelStateMachine: Sendable {
   }
 
   private(set) var phase: Phase = .active
-  private var handlers = HandlerTable()
+  private var handlers = RegistrationTable<CancelHandler>()
   private var parents = ParentLinks.none
   /// Stops the pending deadline's timer; called when the source ends or the deadline is replaced.
   /// (A closure rather than an `any Cancellable`: the existential made every source's teardown
@@ -44,7 +44,7 @@ struct CancelStateMachine: Sendable {
 
   /// Removes a waiting handler. Returns it so it is released outside the lock, or `nil` if it is not
   /// waiting any more (it ran, is running, was released, or was already removed).
-  mutating func unregister(_ key: HandlerKey) -> CancelHandler? {
+  mutating func unregister(_ key: RegistrationKey) -> CancelHandler? {
     guard case .active = phase else { return nil }
     return handlers.remove(key)
   }
@@ -90,7 +90,7 @@ struct CancelStateMachine: Sendable {
 /// Everything a source must do, outside its lock, once it has ended.
 struct EndedSource: Sendable {
   /// The handlers to run (or release), newest first.
-  var handlers: DrainedHandlers
+  var handlers: DrainedRegistrations<CancelHandler>
   /// The reason if the source was cancelled; `nil` if it closed.
   let reason: (any Error)?
   /// Links in parents to remove: an ended child needs no parent any more.

@@ -21,7 +21,7 @@ extension CancelStorage {
     var pending: [EndedSource] = []
     current.detach()
     while true {
-      while let handler = current.handlers.next() {
+      while let handler = current.handlers.popNewest() {
         guard case .link(let child) = handler else {
           run(handler, reason: current.reason)
           continue

@@ -86,7 +86,7 @@ package final class CancelStorage: @unchecked Sendable {
 
   /// Removes a registration; `true` if it was still waiting (so its handler will now never run).
   /// Never waits for a running handler.
-  package func unregister(_ key: HandlerKey) -> Bool {
+  package func unregister(_ key: RegistrationKey) -> Bool {
     let removed = lock.withLock { machine.unregister(key) }
     return removed != nil  // the removed closure is released here, after unlocking
   }

@@ -1,5 +1,5 @@
-import Tokens
 import Testing
+import Tokens
 
 @Suite("Tokens re-exports the core")
 struct TokensReexportTests {

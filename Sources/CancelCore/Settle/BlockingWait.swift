@@ -1,0 +1,14 @@
+import Dispatch
+
+/// Blocks the calling thread until a callback fires: the one blocking primitive of the package,
+/// for synchronous APIs such as `Promise.wait()`.
+package enum BlockingWait {
+  /// Calls `register` with a `done` closure and blocks until `done` has been called once.
+  ///
+  /// Never call it on the thread or queue that must run `done`: it would wait forever.
+  package static func wait(_ register: (_ done: @escaping @Sendable () -> Void) -> Void) {
+    let semaphore = DispatchSemaphore(value: 0)
+    register { semaphore.signal() }
+    semaphore.wait()
+  }
+}

@@ -1,0 +1,85 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// An object whose settled callbacks can be delivered now or a little later on the same thread.
+package protocol DeferredDelivery: AnyObject {
+  /// Delivers every waiting callback (the host loops on `SettleStateMachine.nextBatch()`).
+  func deliverCallbacks()
+}
+
+/// Delivers settled callbacks without growing the stack.
+///
+/// Settling a promise inside a callback of another settles a chain; delivering each link
+/// recursively would overflow the stack on a chain of 100,000 stages. Instead, each thread keeps
+/// a queue: the first delivery on a thread runs at once, and any delivery started from inside it
+/// is queued and run, in order, when the current callback returns to the loop. Everything still
+/// happens synchronously on the settling thread before the outermost `deliver` returns.
+package enum SettleDelivery {
+  /// Delivers `host`'s callbacks now, or queues them behind the delivery already running on this
+  /// thread.
+  package static func deliver(_ host: any DeferredDelivery) {
+    let queue = ThreadDeliveryQueue.current
+    if queue.isDelivering {
+      queue.pending.append(host)
+      return
+    }
+    queue.isDelivering = true
+    host.deliverCallbacks()
+    queue.drain()
+    queue.isDelivering = false
+  }
+}
+
+/// One thread's queue of deferred deliveries. Thread-confined: only its own thread touches it.
+final class ThreadDeliveryQueue {
+  var isDelivering = false
+  var pending: [any DeferredDelivery] = []
+  var head = 0
+
+  /// Runs the queued deliveries in order, including any queued while running.
+  func drain() {
+    while head < pending.count {
+      let next = pending[head]
+      head += 1
+      if head >= 1024 && head * 2 >= pending.count {
+        pending.removeFirst(head)  // keep memory flat on long chains
+        head = 0
+      }
+      next.deliverCallbacks()
+    }
+    pending.removeAll(keepingCapacity: pending.capacity <= 64)
+    head = 0
+  }
+
+  /// The calling thread's queue, created on first use and released when the thread exits.
+  static var current: ThreadDeliveryQueue {
+    if let existing = pthread_getspecific(threadDeliveryKey) {
+      return Unmanaged<ThreadDeliveryQueue>.fromOpaque(existing).takeUnretainedValue()
+    }
+    let created = ThreadDeliveryQueue()
+    pthread_setspecific(threadDeliveryKey, Unmanaged.passRetained(created).toOpaque())
+    return created
+  }
+}
+
+/// The thread-local slot holding each thread's `ThreadDeliveryQueue`.
+private let threadDeliveryKey: pthread_key_t = {
+  var key = pthread_key_t()
+  #if canImport(Darwin)
+    let status = pthread_key_create(&key) { pointer in
+      Unmanaged<ThreadDeliveryQueue>.fromOpaque(pointer).release()
+    }
+  #else
+    let status = pthread_key_create(&key) { pointer in
+      guard let pointer else { return }
+      Unmanaged<ThreadDeliveryQueue>.fromOpaque(pointer).release()
+    }
+  #endif
+  precondition(status == 0, "pthread_key_create failed: \(status)")
+  return key
+}()

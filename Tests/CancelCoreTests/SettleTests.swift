@@ -1,0 +1,168 @@
+import CancelCore
+import Dispatch
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Settle-once values (the promise and future core)")
+struct SettleTests {
+  @Test func settlesOnceAndTheFirstValueWins() {
+    let cell = SettleCell<Int>()
+    #expect(cell.settle(1))
+    #expect(!cell.settle(2))
+    #expect(cell.value == 1)
+  }
+
+  @Test func callbacksRunOnceInRegistrationOrderOnTheSettlingThread() {
+    let cell = SettleCell<Int>()
+    let seen = Recorder<String>()
+    for name in ["a", "b", "c", "d"] { cell.observe { seen.record("\(name)\($0)") } }
+    let thread = currentThreadID()
+    let threads = Recorder<UInt>()
+    cell.observe { _ in threads.record(currentThreadID()) }
+    cell.settle(7)
+    cell.settle(8)
+    #expect(seen.values == ["a7", "b7", "c7", "d7"])
+    #expect(threads.values == [thread])
+  }
+
+  @Test func observingAfterDeliveryRunsAtOnce() {
+    let cell = SettleCell<Int>(settled: 3)
+    let seen = Recorder<Int>()
+    let key = cell.observe { seen.record($0) }
+    #expect(seen.values == [3])
+    #expect(key == nil)
+  }
+
+  @Test func callbacksObservedDuringDeliveryQueueBehindTheRest() {
+    let cell = SettleCell<Int>()
+    let seen = Recorder<String>()
+    cell.observe { _ in
+      seen.record("first")
+      cell.observe { _ in seen.record("added-during-delivery") }
+    }
+    cell.observe { _ in seen.record("second") }
+    cell.settle(1)
+    #expect(seen.values == ["first", "second", "added-during-delivery"])
+  }
+
+  @Test func removedCallbacksNeverRunAndRemovalAfterDeliveryFails() {
+    let cell = SettleCell<Int>()
+    let seen = Recorder<Int>()
+    let removed = cell.observe { _ in seen.record(1) }!
+    let kept = cell.observe { _ in seen.record(2) }!
+    #expect(cell.remove(removed))
+    #expect(!cell.remove(removed))
+    cell.settle(0)
+    #expect(!cell.remove(kept))
+    #expect(seen.values == [2])
+  }
+
+  @Test func removeUnlessLastKeepsTheLastCallback() {
+    let cell = SettleCell<Int>()
+    let first = cell.observe { _ in }!
+    let second = cell.observe { _ in }!
+    guard case .removed = cell.removeUnlessLast(first) else {
+      Issue.record("expected removal while another callback waits")
+      return
+    }
+    guard case .isLast = cell.removeUnlessLast(second) else {
+      Issue.record("expected the last callback to stay")
+      return
+    }
+    guard case .notWaiting = cell.removeUnlessLast(first) else {
+      Issue.record("expected a removed callback to be reported as not waiting")
+      return
+    }
+    #expect(cell.waitingCount == 1)
+  }
+
+  @Test func aHundredThousandDeepSynchronousChainDoesNotOverflowTheStack() async {
+    let depth = 100_000
+    let cells = (0...depth).map { _ in SettleCell<Int>() }
+    for index in 0..<depth {
+      let next = cells[index + 1]
+      cells[index].observe { next.settle($0 + 1) }
+    }
+    // Run on a thread with a small stack, where even a few thousand nested frames would crash.
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let thread = Thread {
+        cells[0].settle(0)
+        continuation.resume()
+      }
+      thread.stackSize = 256 * 1024
+      thread.start()
+    }
+    #expect(cells[depth].value == depth)
+  }
+
+  @Test func nestedSettlesRunAfterTheCurrentCallbackInOrder() {
+    let outer = SettleCell<Int>()
+    let inner = SettleCell<Int>()
+    let seen = Recorder<String>()
+    inner.observe { _ in seen.record("inner") }
+    outer.observe { _ in
+      inner.settle(1)
+      seen.record("outer-1 after settling inner")
+    }
+    outer.observe { _ in seen.record("outer-2") }
+    outer.settle(0)
+    #expect(seen.values == ["outer-1 after settling inner", "outer-2", "inner"])
+    #expect(inner.value == 1)
+  }
+
+  @Test func settleRacingObserveDeliversEveryCallbackExactlyOnce() {
+    final class Probe: Sendable {
+      let cell = SettleCell<Int>()
+      let ran = Counter()
+    }
+    race(iterations: Stress.iterations(100_000)) { () -> Probe in
+      let probe = Probe()
+      probe.cell.observe { _ in probe.ran.increment() }
+      return probe
+    } _: { probe in
+      probe.cell.settle(1)
+    } _: { probe in
+      probe.cell.observe { _ in probe.ran.increment() }
+      probe.cell.observe { _ in probe.ran.increment() }
+    } check: { probe in
+      #expect(probe.ran.value == 3)
+      #expect(probe.cell.waitingCount == 0)
+    }
+  }
+}
+
+@Suite("Registration table")
+struct RegistrationTableTests {
+  @Test func drainsOldestFirstOrNewestFirstDespiteSlotReuse() {
+    var table = RegistrationTable<Int>()
+    var keys: [RegistrationKey] = []
+    for value in 0..<10 { keys.append(table.insert(value)) }
+    for index in [0, 3, 5] { #expect(table.remove(keys[index]) == index) }
+    _ = table.insert(10)
+    _ = table.insert(11)
+    #expect(table.count == 9)
+    var oldestFirst = table.drain()
+    var order: [Int] = []
+    while let value = oldestFirst.popOldest() { order.append(value) }
+    #expect(order == [1, 2, 4, 6, 7, 8, 9, 10, 11])
+    #expect(table.count == 0)
+  }
+
+  @Test func staleKeysRemoveNothing() {
+    var table = RegistrationTable<String>()
+    let first = table.insert("a")
+    _ = table.insert("b")
+    let middle = table.insert("c")
+    _ = table.insert("d")
+    #expect(table.remove(middle) == "c")
+    _ = table.insert("e")  // reuses the middle slot
+    #expect(table.remove(middle) == nil)
+    #expect(table.remove(first) == "a")
+    #expect(table.remove(first) == nil)
+    var drained = table.drain()
+    var newestFirst: [String] = []
+    while let value = drained.popNewest() { newestFirst.append(value) }
+    #expect(newestFirst == ["e", "d", "b"])
+  }
+}
