@@ -13,6 +13,10 @@ let package = Package(
     .library(name: "Futures", targets: ["Futures"]),
     .library(name: "Adapters", targets: ["Adapters"]),
   ],
+  dependencies: [
+    // Only for `swift package generate-documentation`; no module depends on it.
+    .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0")
+  ],
   targets: [
     .target(name: "CancelCore"),
     .target(name: "Tokens", dependencies: ["CancelCore"]),

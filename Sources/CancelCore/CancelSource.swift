@@ -31,7 +31,7 @@ public final class CancelSource: Cancellable, Sendable {
     for parent in parents { link(to: parent) }
   }
 
-  /// Creates a source that is also cancelled when any of `parents` is. See ``init(linkedTo:)-(Sequence)``.
+  /// Creates a source that is also cancelled when any of `parents` is. See ``init(linkedTo:)-(Sequence<CancelSignal>)``.
   public convenience init(linkedTo parents: CancelSignal...) {
     self.init(linkedTo: parents)
   }
