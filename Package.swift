@@ -24,6 +24,10 @@ let package = Package(
     .target(name: "Futures", dependencies: ["CancelCore"]),
     .target(name: "Adapters", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
 
+    // The examples: scenarios in a library (so tests run them too) and a thin executable.
+    .target(name: "ExampleScenarios", dependencies: ["CancelCore", "Tokens", "Promises", "Futures", "Adapters"]),
+    .executableTarget(name: "Examples", dependencies: ["ExampleScenarios"]),
+
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(name: "TestSupport", dependencies: ["CancelCore"], path: "Tests/TestSupport"),
     .testTarget(name: "CancelCoreTests", dependencies: ["CancelCore", "TestSupport"]),
@@ -31,6 +35,7 @@ let package = Package(
     .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
     .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
     .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "TestSupport"]),
+    .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
   ],
   swiftLanguageModes: [.v6]
 )

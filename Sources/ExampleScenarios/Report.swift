@@ -1,0 +1,36 @@
+import CancelCore
+
+/// Collects a scenario's narration: printed by the executable, inspected by the tests.
+//
+// Safety of `@unchecked Sendable`: `lines` is read and written only inside `lock.withLock`.
+public final class Report: @unchecked Sendable {
+  private let lock = CoreLock()
+  private var lines: [String] = []
+  private let echo: Bool
+  private let start = ContinuousClock.now
+
+  /// Creates a report; with `echo`, every line is also printed as it is written.
+  public init(echo: Bool) {
+    self.echo = echo
+  }
+
+  /// Adds a line, prefixed with the time since the scenario started.
+  public func say(_ line: String) {
+    let elapsed = ContinuousClock.now - start
+    let stamped = "[\(Self.milliseconds(elapsed))] \(line)"
+    lock.withLock { lines.append(stamped) }
+    if echo { print("  " + stamped) }
+  }
+
+  /// Everything said so far.
+  public var transcript: [String] { lock.withLock { lines } }
+
+  /// A duration for reports: microseconds below a millisecond, else milliseconds with one decimal.
+  public static func milliseconds(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    let microseconds = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+    if microseconds < 1_000 { return "\(microseconds) µs" }
+    let tenths = microseconds / 100
+    return "\(tenths / 10).\(tenths % 10) ms"
+  }
+}

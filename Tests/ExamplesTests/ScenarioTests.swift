@@ -1,0 +1,18 @@
+import ExampleScenarios
+import Testing
+
+/// Runs every scenario of the examples executable, so the tour cannot rot.
+@Suite("Examples")
+struct ScenarioTests {
+  @Test(arguments: allScenarios.map(\.name))
+  func scenarioBehavesAsDescribed(name: String) async throws {
+    let scenario = try #require(allScenarios.first { $0.name == name })
+    let report = Report(echo: false)
+    try await scenario.run(report)
+    #expect(!report.transcript.isEmpty)
+  }
+
+  @Test func scenarioNamesAreUnique() {
+    #expect(Set(allScenarios.map(\.name)).count == allScenarios.count)
+  }
+}
