@@ -1,0 +1,142 @@
+import Adapters
+import Foundation
+import TestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+@Suite("Child processes")
+struct ChildProcessTests {
+  static let sleep = ChildProcess.findExecutable(named: "sleep")!
+  static let shell = URL(fileURLWithPath: "/bin/sh")
+
+  /// Runs a child and awaits its one completion.
+  static func run(
+    _ url: URL, _ arguments: [String], signal: CancelSignal = .never, gracePeriod: Duration = .seconds(2),
+    scheduler: some DeadlineScheduler = .dispatch, started: @Sendable (Int32?) -> Void = { _ in }
+  ) async -> Result<ProcessOutput, any Error> {
+    await withCheckedContinuation { continuation in
+      let pid = ChildProcess.run(
+        url, arguments: arguments, signal: signal, gracePeriod: gracePeriod, scheduler: scheduler
+      ) { continuation.resume(returning: $0) }
+      started(pid)
+    }
+  }
+
+  /// Reads a FIFO to end of file on a dedicated thread (never block the cooperative pool).
+  static func readAll(_ path: String) async -> String {
+    await withCheckedContinuation { continuation in
+      Thread {
+        let descriptor = open(path, O_RDONLY)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while descriptor >= 0 {
+          let count = read(descriptor, &buffer, buffer.count)
+          if count <= 0 { break }
+          bytes += buffer[0..<count]
+        }
+        if descriptor >= 0 { close(descriptor) }
+        continuation.resume(returning: String(decoding: bytes, as: UTF8.self))
+      }.start()
+    }
+  }
+
+  static func isGone(_ pid: Int32) -> Bool {
+    kill(pid, 0) == -1 && errno == ESRCH
+  }
+
+  @Test func aChildThatEndsOnItsOwnReportsItsOutput() async throws {
+    let result = await Self.run(Self.shell, ["-c", "echo hello; echo oops >&2; exit 3"])
+    let output = try result.get()
+    #expect(output.standardOutputText == "hello\n")
+    #expect(String(decoding: output.standardError, as: UTF8.self) == "oops\n")
+    #expect(output.termination == .exited(3))
+    #expect(!output.succeeded)
+  }
+
+  @Test func cancellingStopsASleepingChildAtOnceAndLeavesNoZombie() async throws {
+    let source = CancelSource()
+    let pid = PIDBox()
+    let started = ContinuousClock.now
+    let result = await Self.run(Self.sleep, ["30"], signal: source.signal) { launched in
+      pid.value = launched
+      source.cancel()
+    }
+    let elapsed = ContinuousClock.now - started
+    #expect(throws: CancellationError.self) { try result.get() }
+    #expect(result.isCancellation)
+    #expect(elapsed < .seconds(1), "the child took \(elapsed) to go")
+    let launched = try #require(pid.value)
+    #expect(Self.isGone(launched), "process \(launched) still exists (running or zombie)")
+  }
+
+  @Test func aChildIgnoringSIGTERMIsKilledWhenTheGracePeriodEnds() async throws {
+    let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("ready-\(UUID().uuidString)").path
+    #expect(mkfifo(fifo, 0o600) == 0)
+    defer { unlink(fifo) }
+    let time = ManualDeadlineScheduler()
+    let source = CancelSource()
+    let pid = PIDBox()
+    async let result = Self.run(
+      Self.shell, ["-c", "trap '' TERM; echo ready > \(fifo); exec sleep 30"], signal: source.signal,
+      gracePeriod: .seconds(5), scheduler: time
+    ) { pid.value = $0 }
+    // Reading the FIFO blocks until the child writes, after it installed its trap: no sleeping.
+    let ready = await Self.readAll(fifo)
+    #expect(ready == "ready\n")
+    source.cancel()
+    let launched = try #require(pid.value)
+    #expect(kill(launched, 0) == 0, "SIGTERM is ignored, so the child must still run")
+    #expect(time.pendingCount == 1)
+    time.advance(by: .seconds(5))
+    let outcome = await result
+    #expect(outcome.isCancellation)
+    #expect(Self.isGone(launched))
+    #expect(time.pendingCount == 0)
+  }
+
+  @Test func aMissingExecutableFailsClearlyAndIsNotACancellation() async {
+    let result = await Self.run(URL(fileURLWithPath: "/no/such/program"), [])
+    guard case .failure(let error) = result else {
+      Issue.record("expected a launch failure")
+      return
+    }
+    #expect(error is ProcessLaunchError)
+    #expect(!error.isCancellation)
+    #expect("\(error)".contains("/no/such/program"))
+  }
+
+  @Test func anAlreadyCancelledSignalStartsNothing() async {
+    let source = CancelSource()
+    source.cancel()
+    let pid = PIDBox()
+    let result = await Self.run(Self.sleep, ["30"], signal: source.signal) { pid.value = $0 }
+    #expect(result.isCancellation)
+    #expect(pid.value == nil)
+  }
+
+  @Test func cancellingAfterTheChildEndedChangesNothing() async throws {
+    let source = CancelSource()
+    let result = await Self.run(Self.shell, ["-c", "echo done"], signal: source.signal)
+    source.cancel()
+    #expect(try result.get().standardOutputText == "done\n")
+  }
+}
+
+/// Carries a pid out of a `@Sendable` callback in tests.
+final class PIDBox: @unchecked Sendable {
+  // Safety: written once by the launching callback before the result is awaited, read after.
+  var value: Int32?
+}
+
+extension Result where Failure == any Error {
+  /// Whether this is a failure that `Error.isCancellation` classifies as a cancellation.
+  var isCancellation: Bool {
+    if case .failure(let error) = self { return error.isCancellation }
+    return false
+  }
+}
