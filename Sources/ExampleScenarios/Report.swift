@@ -1,9 +1,8 @@
 import CancelCore
 
 /// Collects a scenario's narration: printed by the executable, inspected by the tests.
-//
-// Safety of `@unchecked Sendable`: `lines` is read and written only inside `lock.withLock`.
 public final class Report: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `lines` is read and written only inside `lock.withLock`.
   private let lock = CoreLock()
   private var lines: [String] = []
   private let echo: Bool
