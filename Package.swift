@@ -25,7 +25,10 @@ let package = Package(
     .target(name: "Adapters", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
 
     // The examples: scenarios in a library (so tests run them too) and a thin executable.
-    .target(name: "ExampleScenarios", dependencies: ["CancelCore", "Tokens", "Promises", "Futures", "Adapters"]),
+    .target(
+      name: "ExampleScenarios", dependencies: ["CancelCore", "Tokens", "Promises", "Futures", "Adapters", "LocalHTTPServer"]),
+    // A slow HTTP server on 127.0.0.1 for the URLSession examples and tests; not a product.
+    .target(name: "LocalHTTPServer", dependencies: ["CancelCore"]),
     .executableTarget(name: "Examples", dependencies: ["ExampleScenarios"]),
 
     // Shared test helpers (race harness, iteration scaling); not a product.
@@ -34,7 +37,7 @@ let package = Package(
     .testTarget(name: "TokensTests", dependencies: ["Tokens", "TestSupport"]),
     .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
     .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
-    .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "TestSupport"]),
+    .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "TestSupport", "LocalHTTPServer"]),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
   ],
   swiftLanguageModes: [.v6]
