@@ -46,7 +46,7 @@ private struct DispatchTimerHandle: Cancellable, @unchecked Sendable {
 
 extension Duration {
   /// This duration in nanoseconds for Dispatch, clamped to what Dispatch can represent.
-  var dispatchInterval: DispatchTimeInterval {
+  package var dispatchInterval: DispatchTimeInterval {
     let (seconds, attoseconds) = components
     if seconds <= 0 && attoseconds <= 0 { return .nanoseconds(0) }
     let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
