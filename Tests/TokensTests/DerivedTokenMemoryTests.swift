@@ -1,0 +1,157 @@
+import Foundation
+import TestSupport
+import Testing
+import Tokens
+
+/// How a test ends the operands of a derived token that was dropped.
+enum Ending: String, CaseIterable, Sendable {
+  case cancel
+  case close
+  case deallocate
+}
+
+/// A derived token kind, built from two requests.
+enum DerivedKind: String, CaseIterable, Sendable {
+  case or
+  case and
+  case map
+  case flatMap
+
+  func make(_ a: CancellationRequest, _ b: CancellationRequest) -> CancellationToken {
+    switch self {
+    case .or: return a.token || b.token
+    case .and: return a.token && b.token
+    case .map: return a.token.map { true }
+    case .flatMap:
+      let inner = b.token
+      return a.token.flatMap { inner }
+    }
+  }
+}
+
+@Suite("Derived tokens: memory and depth")
+struct DerivedTokenMemoryTests {
+  @Test(arguments: DerivedKind.allCases, Ending.allCases)
+  func aDerivedTokenDroppedWhilePendingIsFreedOnceItsOperandsEnd(kind: DerivedKind, ending: Ending) {
+    var a: CancellationRequest? = CancellationRequest()
+    var b: CancellationRequest? = CancellationRequest()
+    weak var weakDerivedState: CancelStorage?
+    weak var weakCapture: Tracked?
+    let reported = Recorder<Bool>()
+    do {
+      let derived = kind.make(a!, b!)
+      weakDerivedState = derived.signal.storage
+      let capture = Tracked()
+      weakCapture = capture
+      derived.onComplete { cancelled in
+        _ = capture
+        reported.record(cancelled)
+      }
+    }
+    #expect(weakDerivedState != nil, "pending operands keep the derived state, so its handlers can still run")
+    switch ending {
+    case .cancel:
+      a!.cancel()
+      b!.cancel()
+    case .close:
+      a!.close()
+      b!.close()
+    case .deallocate:
+      a = nil
+      b = nil
+    }
+    #expect(reported.values == [ending == .cancel], "the dropped token still completed, exactly once")
+    #expect(weakCapture == nil)
+    #expect(weakDerivedState == nil)
+    withExtendedLifetime((a, b)) {}
+  }
+
+  @Test(arguments: DerivedKind.allCases)
+  func operandsLeaveNoRegistrationBehindOnceTheyEnd(kind: DerivedKind) {
+    let a = CancellationRequest()
+    let b = CancellationRequest()
+    let derived = kind.make(a, b)
+    a.cancel()
+    b.cancel()
+    #expect(derived.isCompleted)
+    #expect(a.token.signal.storage.registrationCount == 0)
+    #expect(b.token.signal.storage.registrationCount == 0)
+    #expect(derived.signal.storage.registrationCount == 0)
+  }
+
+  @Test func aDerivedTokenThatEndsEarlyLeavesTheOtherOperandItsLinkBack() {
+    // `a || b` cancelled by `a` must not stay registered in a long-lived `b`.
+    let a = CancellationRequest()
+    let b = CancellationRequest()
+    var derived: CancellationToken? = a.token || b.token
+    weak let weakDerivedState = derived!.signal.storage
+    a.cancel()
+    #expect(b.token.signal.storage.registrationCount == 0)
+    derived = nil
+    #expect(weakDerivedState == nil)
+  }
+
+  // MARK: depth
+
+  static let depth = 100_000
+
+  /// Runs `body` on a thread with a 512 KiB stack: a recursion as deep as the chains below would
+  /// overflow it many times over.
+  static func onSmallStack(_ body: @escaping @Sendable () -> Void) async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let thread = Thread {
+        body()
+        continuation.resume()
+      }
+      thread.stackSize = 512 << 10
+      thread.start()
+    }
+  }
+
+  @Test func aLongOrChainCancelsInConstantStack() async {
+    let requests = (0..<Self.depth).map { _ in CancellationRequest() }
+    let any = requests.map(\.token).anyCancelled()
+    await Self.onSmallStack { requests[0].cancel(reason: TestReason()) }
+    #expect(any.isCancelled && any.reason is TestReason)
+  }
+
+  @Test func aLongOrChainCompletesNotCancelledInConstantStack() async {
+    let requests = (0..<Self.depth).map { _ in CancellationRequest() }
+    let any = requests.map(\.token).anyCancelled()
+    for request in requests.dropFirst() { request.close() }
+    #expect(!any.isCompleted)
+    await Self.onSmallStack { requests[0].close() }
+    #expect(any.isCompleted && !any.isCancelled)
+  }
+
+  @Test func aLongAndChainCancelsInConstantStack() async {
+    let requests = (0..<Self.depth).map { _ in CancellationRequest() }
+    let all = requests.map(\.token).allCancelled()
+    // Newest first, so the first request's cancellation completes every level at once.
+    for request in requests.dropFirst().reversed() { request.cancel() }
+    #expect(!all.isCompleted)
+    await Self.onSmallStack { requests[0].cancel() }
+    #expect(all.isCancelled)
+  }
+
+  @Test func aLongMapChainCancelsInConstantStack() async {
+    let request = CancellationRequest()
+    var token = request.token
+    for _ in 0..<Self.depth { token = token.map { true } }
+    let last = token
+    await Self.onSmallStack { request.cancel() }
+    #expect(last.isCancelled)
+  }
+
+  @Test func aLongFlatMapChainCompletesInConstantStack() async {
+    let request = CancellationRequest()
+    var token = request.token
+    for _ in 0..<Self.depth {
+      let previous = token
+      token = previous.flatMap { .none }
+    }
+    let last = token
+    await Self.onSmallStack { request.cancel() }
+    #expect(last.isCompleted && !last.isCancelled)
+  }
+}
