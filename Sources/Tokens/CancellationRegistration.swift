@@ -3,21 +3,21 @@
 /// A small value; copies refer to the same registration. Dropping it does **not** unregister
 /// anything (keep it only if you may want to remove the handler early).
 public struct CancellationRegistration: Sendable {
-  @usableFromInline
-  enum Kind: Sendable {
-    /// A registration in this package's core.
-    case core(CancelRegistration)
-    /// A foreign token's registration (see ``init(unregister:)``).
-    case custom(@Sendable () -> Bool)
-  }
-
-  @usableFromInline let kind: Kind
+  /// The core registration (inert for a foreign token's).
+  @usableFromInline let registration: CancelRegistration
+  /// A foreign token's unregistration (see ``init(unregister:)``); `nil` for core registrations.
+  ///
+  /// A separate optional reference rather than an enum case: copying and destroying an enum with
+  /// two reference-holding payloads goes through outlined switch-on-tag code on every copy, which
+  /// measurably slowed the hot register+unregister path.
+  @usableFromInline let foreign: ForeignUnregistration?
 
   /// Wraps a registration made on a core `CancelSignal`.
   ///
   /// - Parameter registration: the core handle to forward ``unregister()`` to.
   @inlinable public init(_ registration: CancelRegistration) {
-    kind = .core(registration)
+    self.registration = registration
+    foreign = nil
   }
 
   /// A handle for a registration made on a foreign token (see ``CancellationTokenType``).
@@ -27,7 +27,8 @@ public struct CancellationRegistration: Sendable {
   ///   this call removed a handler that had not started, and be safe to call more than once from
   ///   any thread.
   public init(unregister: @escaping @Sendable () -> Bool) {
-    kind = .custom(unregister)
+    registration = .inert
+    foreign = ForeignUnregistration(unregister)
   }
 
   /// A handle that refers to nothing; ``unregister()`` returns `false`. Registrations on a token
@@ -46,9 +47,17 @@ public struct CancellationRegistration: Sendable {
   ///   was removed before.
   @inlinable @discardableResult
   public func unregister() -> Bool {
-    switch kind {
-    case .core(let registration): return registration.unregister()
-    case .custom(let unregister): return unregister()
-    }
+    if let foreign { return foreign.unregister() }
+    return registration.unregister()
+  }
+}
+
+/// A foreign token's way to remove one of its handlers.
+@usableFromInline
+final class ForeignUnregistration: Sendable {
+  @usableFromInline let unregister: @Sendable () -> Bool
+
+  init(_ unregister: @escaping @Sendable () -> Bool) {
+    self.unregister = unregister
   }
 }

@@ -17,12 +17,20 @@ extension CancellationToken {
   ///   - handler: the code to run; it may re-enter the token or any request freely.
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
   ///   it runs.
-  @discardableResult
+  @inlinable @discardableResult
   public func onCancel(
     on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable () -> Void
   ) -> CancellationRegistration {
-    guard let queue else { return CancellationRegistration(storage.register(.onCancel(handler))) }
-    return CancellationRegistration(storage.register(.onCancel { queue.async(execute: handler) }))
+    // Inlined so the common case costs exactly the core's `onCancel`.
+    guard let queue else { return CancellationRegistration(signal.onCancel(handler)) }
+    return onCancel(submittingTo: queue, handler)
+  }
+
+  @usableFromInline
+  func onCancel(submittingTo queue: DispatchQueue, _ handler: @escaping @Sendable () -> Void)
+    -> CancellationRegistration
+  {
+    CancellationRegistration(signal.onCancel { queue.async(execute: handler) })
   }
 
   /// Runs `handler` with the cancellation reason when the token is cancelled.
@@ -35,13 +43,19 @@ extension CancellationToken {
   ///   - handler: the code to run, given the reason.
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
   ///   it runs.
-  @discardableResult
+  @inlinable @discardableResult
   public func onCancel(
     on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (_ reason: any Error) -> Void
   ) -> CancellationRegistration {
-    guard let queue else { return CancellationRegistration(storage.register(.onCancelWithReason(handler))) }
-    return CancellationRegistration(
-      storage.register(.onCancelWithReason { reason in queue.async { handler(reason) } }))
+    guard let queue else { return CancellationRegistration(signal.onCancel(handler)) }
+    return onCancel(submittingTo: queue, handler)
+  }
+
+  @usableFromInline
+  func onCancel(
+    submittingTo queue: DispatchQueue, _ handler: @escaping @Sendable (_ reason: any Error) -> Void
+  ) -> CancellationRegistration {
+    CancellationRegistration(signal.onCancel { (reason: any Error) in queue.async { handler(reason) } })
   }
 
   /// Runs `handler` once the token completes, with whether it was cancelled.
@@ -57,13 +71,19 @@ extension CancellationToken {
   ///   - handler: the code to run, given whether the token was cancelled.
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
   ///   it runs.
-  @discardableResult
+  @inlinable @discardableResult
   public func onComplete(
     on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (_ cancelled: Bool) -> Void
   ) -> CancellationRegistration {
-    guard let queue else { return CancellationRegistration(storage.register(.onComplete(handler))) }
-    return CancellationRegistration(
-      storage.register(.onComplete { cancelled in queue.async { handler(cancelled) } }))
+    guard let queue else { return CancellationRegistration(signal.onComplete(handler)) }
+    return onComplete(submittingTo: queue, handler)
+  }
+
+  @usableFromInline
+  func onComplete(
+    submittingTo queue: DispatchQueue, _ handler: @escaping @Sendable (_ cancelled: Bool) -> Void
+  ) -> CancellationRegistration {
+    CancellationRegistration(signal.onComplete { cancelled in queue.async { handler(cancelled) } })
   }
 
   /// Calls `cancelable.cancel()` when the token is cancelled.

@@ -114,7 +114,8 @@ struct RegisterCancelableTests {
     let request = CancellationRequest()
     let queue = DispatchQueueProbe.make("tokens.tests.register")
     let label: String? = await withCheckedContinuation { continuation in
-      request.token.register(cancelable: ClosureCancelable { continuation.resume(returning: DispatchQueueProbe.label) }, queue: queue)
+      request.token.register(
+        cancelable: ClosureCancelable { continuation.resume(returning: DispatchQueueProbe.label) }, queue: queue)
       request.cancel()
     }
     #expect(label == "tokens.tests.register")
