@@ -79,16 +79,53 @@ struct DerivedTokenMemoryTests {
     #expect(derived.signal.storage.registrationCount == 0)
   }
 
-  @Test func aDerivedTokenThatEndsEarlyLeavesTheOtherOperandItsLinkBack() {
-    // `a || b` cancelled by `a` must not stay registered in a long-lived `b`.
-    let a = CancellationRequest()
-    let b = CancellationRequest()
-    var derived: CancellationToken? = a.token || b.token
-    weak let weakDerivedState = derived!.signal.storage
-    a.cancel()
-    #expect(b.token.signal.storage.registrationCount == 0)
-    derived = nil
-    #expect(weakDerivedState == nil)
+  /// A long-lived operand combined with a short-lived one that decides the result.
+  struct EarlyEnd: Sendable, CustomTestStringConvertible {
+    let name: String
+    let combine: @Sendable (_ long: CancellationToken, _ short: CancellationToken) -> CancellationToken
+    let end: Outcome
+    var testDescription: String { name }
+
+    static let all: [EarlyEnd] = [
+      EarlyEnd(name: "long || short, short cancelled", combine: { $0 || $1 }, end: .cancelled),
+      EarlyEnd(name: "short || long, short cancelled", combine: { $1 || $0 }, end: .cancelled),
+      EarlyEnd(name: "long && short, short not cancelled", combine: { $0 && $1 }, end: .notCancelled),
+      EarlyEnd(name: "short && long, short not cancelled", combine: { $1 && $0 }, end: .notCancelled),
+    ]
+  }
+
+  @Test(arguments: EarlyEnd.all)
+  func aResultDecidedByTheShortLivedOperandLeavesNothingInTheLongLivedOne(cell: EarlyEnd) {
+    // The per-operation pattern: one app-wide token combined with one token per operation.
+    let appWide = CancellationRequest()
+    weak var weakLastResult: CancelStorage?
+    for _ in 0..<1_000 {
+      let operation = CancellationRequest()
+      let result = cell.combine(appWide.token, operation.token)
+      weakLastResult = result.signal.storage
+      cell.end.apply(to: operation)
+      #expect(Outcome(of: result) == cell.end)
+    }
+    #expect(appWide.token.signal.storage.registrationCount == 0, "no dead entry stays in the long-lived operand")
+    #expect(weakLastResult == nil)
+  }
+
+  @Test func aPendingResultStaysRegisteredBecauseItCanStillBeCancelled() {
+    // `appWide || operation` after `operation` completed without cancellation is still pending:
+    // `appWide` can cancel it, so it must stay registered there (and its handlers with it).
+    let appWide = CancellationRequest()
+    let cancels = Counter()
+    do {
+      let operation = CancellationRequest()
+      let result = appWide.token || operation.token
+      result.onCancel { cancels.increment() }
+      operation.close()
+      #expect(!result.isCompleted)
+    }
+    #expect(appWide.token.signal.storage.registrationCount == 1)
+    appWide.cancel()
+    #expect(cancels.value == 1)
+    #expect(appWide.token.signal.storage.registrationCount == 0)
   }
 
   // MARK: depth

@@ -20,13 +20,21 @@ final class BothToken: DeferredDelivery, Sendable {
   /// Creates `derived` and waits for the operands. Returns `derived`.
   static func make(first: CancelStorage, second: CancelStorage) -> CancelStorage {
     let node = BothToken(first: first, second: second)
-    _ = first.register(.onComplete { _ in SettleDelivery.deliver(node) })
-    _ = second.register(.onComplete { cancelled in if !cancelled { SettleDelivery.deliver(node) } })
+    let watchFirst = first.register(.onComplete { _ in SettleDelivery.deliver(node) })
+    let watchSecond = second.register(.onComplete { cancelled in if !cancelled { SettleDelivery.deliver(node) } })
+    // Once the result has ended, the handler left in the operand that did not end it is useless;
+    // remove it, so a long-lived operand does not collect one per result.
+    _ = node.derived.register(
+      .onComplete { _ in
+        watchFirst.unregister()
+        watchSecond.unregister()
+      })
     return node.derived
   }
 
   /// Delivered when `first` completed, and when `second` completed without cancellation.
   func deliverCallbacks() {
+    guard !derived.isCompleted else { return }
     if first.isClosed || second.isClosed {
       _ = derived.close()
     } else if first.isCancelled {

@@ -21,14 +21,20 @@ final class EitherToken: DeferredDelivery, Sendable {
   static func make(first: CancelStorage, second: CancelStorage) -> CancelStorage {
     let node = EitherToken(first: first, second: second)
     // `first` before the link: if both are already cancelled, `first`'s reason wins.
-    _ = first.register(.onComplete { _ in SettleDelivery.deliver(node) })
+    let watch = first.register(.onComplete { _ in SettleDelivery.deliver(node) })
     _ = node.derived.link(to: second)
+    // If the result ends through `second` while `first` is pending, the handler left in `first`
+    // would wait there until `first` completes: a long-lived `first` (an app-wide token combined
+    // with one token per operation) would collect them. The link in `second` is removed by the
+    // core when the result ends; this removes the handler in `first`.
+    if watch.isActive { _ = node.derived.register(.onComplete { _ in watch.unregister() }) }
     return node.derived
   }
 
   /// Delivered when `first` completed, and again when `second` completed without cancellation
   /// after `first` had.
   func deliverCallbacks() {
+    guard first.isCompleted, !derived.isCompleted else { return }
     if let reason = first.reason {
       _ = derived.cancel(reason: reason)
       return
