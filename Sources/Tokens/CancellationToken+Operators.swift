@@ -8,11 +8,12 @@
 /// | **pending** | cancelled | pending | pending |
 ///
 /// The reason is that of the operand cancelled first (`lhs`'s if both already were). The result
-/// completes on the thread that completes the deciding operand, before that call returns.
-/// Dropping it while pending leaves nothing behind once the operands complete.
+/// completes on the thread that completes the deciding operand, before that call returns. Once it
+/// has completed, nothing of it stays registered in either operand; dropped while pending, it is
+/// freed once it completes.
 ///
-/// This fixes couchdeveloper/Cancellation's `||`, which never completed when both operands
-/// completed without cancellation (and reported a cancellation when `rhs` merely completed).
+/// This fixes couchdeveloper/Cancellation's `||`, which reported a cancellation when `rhs` merely
+/// completed, and never completed when only `lhs` did.
 ///
 /// - Parameters:
 ///   - lhs: a token.
@@ -22,7 +23,7 @@
 public func || (lhs: CancellationToken, rhs: CancellationToken) -> CancellationToken {
   if lhs.isCancelled || rhs.isClosed { return lhs }
   if rhs.isCancelled || lhs.isClosed { return rhs }
-  return CancellationToken(storage: EitherToken.make(first: lhs.storage, second: rhs.storage))
+  return CancellationToken(storage: CancelJoin.join(.anyCancelled, lhs.storage, rhs.storage))
 }
 
 /// A token cancelled once both operands are; completed without cancellation as soon as either
@@ -34,9 +35,10 @@ public func || (lhs: CancellationToken, rhs: CancellationToken) -> CancellationT
 /// | **not cancelled** | not cancelled | not cancelled | not cancelled |
 /// | **pending** | pending | not cancelled | pending |
 ///
-/// The reason is always `rhs`'s. The result completes on the thread that completes the deciding
-/// operand, before that call returns. Dropping it while pending leaves nothing behind once the
-/// operands complete.
+/// The reason is that of the operand cancelled last (`rhs`'s if both already were). The result
+/// completes on the thread that completes the deciding operand, before that call returns. Once it
+/// has completed, nothing of it stays registered in either operand; dropped while pending, it is
+/// freed once it completes.
 ///
 /// - Parameters:
 ///   - lhs: a token.
@@ -46,33 +48,38 @@ public func || (lhs: CancellationToken, rhs: CancellationToken) -> CancellationT
 public func && (lhs: CancellationToken, rhs: CancellationToken) -> CancellationToken {
   if lhs.isClosed { return lhs }
   if rhs.isClosed || lhs.isCancelled { return rhs }
-  return CancellationToken(storage: BothToken.make(first: lhs.storage, second: rhs.storage))
+  return CancellationToken(storage: CancelJoin.join(.allCancelled, lhs.storage, rhs.storage))
 }
 
 extension Sequence<CancellationToken> {
   /// A token cancelled as soon as any of these tokens is, completed without cancellation once all
-  /// of them completed without cancellation: `||` over the sequence.
+  /// of them completed without cancellation: `||` over the sequence, as one join.
   ///
-  /// An empty sequence gives ``CancellationToken/none``. The reason is that of the token
-  /// cancelled first. Completion runs in constant stack however many tokens there are.
+  /// The reason is that of the token cancelled first. An empty sequence gives
+  /// ``CancellationToken/none``; a single token gives that token.
   ///
   /// - Returns: the combined token.
   public func anyCancelled() -> CancellationToken {
-    var iterator = makeIterator()
-    guard let first = iterator.next() else { return .none }
-    return IteratorSequence(iterator).reduce(first, ||)
+    join(.anyCancelled)
   }
 
   /// A token cancelled once all of these tokens are, completed without cancellation as soon as
-  /// any of them completes without cancellation: `&&` over the sequence.
+  /// any of them completes without cancellation: `&&` over the sequence, as one join.
   ///
-  /// An empty sequence gives ``CancellationToken/none`` (nothing could ever cancel it). The reason
-  /// is the last token's. Completion runs in constant stack however many tokens there are.
+  /// The reason is that of the token cancelled last. An empty sequence gives
+  /// ``CancellationToken/none`` (nothing could ever cancel it); a single token gives that token.
   ///
   /// - Returns: the combined token.
   public func allCancelled() -> CancellationToken {
-    var iterator = makeIterator()
-    guard let first = iterator.next() else { return .none }
-    return IteratorSequence(iterator).reduce(first, &&)
+    join(.allCancelled)
+  }
+
+  private func join(_ rule: CancelJoinStateMachine.Rule) -> CancellationToken {
+    let storages = map(\.storage)
+    switch storages.count {
+    case 0: return .none
+    case 1: return CancellationToken(storage: storages[0])
+    default: return CancellationToken(storage: CancelJoin.join(rule, storages))
+    }
   }
 }

@@ -145,16 +145,23 @@ struct DerivedTokenMemoryTests {
     }
   }
 
+  /// `((t0 || t1) || t2) || …`: every level is an operand of the next.
+  static func chain(
+    _ requests: [CancellationRequest], _ combine: (CancellationToken, CancellationToken) -> CancellationToken
+  ) -> CancellationToken {
+    requests.dropFirst().reduce(requests[0].token) { combine($0, $1.token) }
+  }
+
   @Test func aLongOrChainCancelsInConstantStack() async {
     let requests = (0..<Self.depth).map { _ in CancellationRequest() }
-    let any = requests.map(\.token).anyCancelled()
+    let any = Self.chain(requests, ||)
     await Self.onSmallStack { requests[0].cancel(reason: TestReason()) }
     #expect(any.isCancelled && any.reason is TestReason)
   }
 
   @Test func aLongOrChainCompletesNotCancelledInConstantStack() async {
     let requests = (0..<Self.depth).map { _ in CancellationRequest() }
-    let any = requests.map(\.token).anyCancelled()
+    let any = Self.chain(requests, ||)
     for request in requests.dropFirst() { request.close() }
     #expect(!any.isCompleted)
     await Self.onSmallStack { requests[0].close() }
@@ -163,12 +170,24 @@ struct DerivedTokenMemoryTests {
 
   @Test func aLongAndChainCancelsInConstantStack() async {
     let requests = (0..<Self.depth).map { _ in CancellationRequest() }
-    let all = requests.map(\.token).allCancelled()
+    let all = Self.chain(requests, &&)
     // Newest first, so the first request's cancellation completes every level at once.
     for request in requests.dropFirst().reversed() { request.cancel() }
     #expect(!all.isCompleted)
     await Self.onSmallStack { requests[0].cancel() }
     #expect(all.isCancelled)
+  }
+
+  @Test func aJoinOfManyTokensDecidesOnceAndLeavesNothingBehind() {
+    let requests = (0..<10_000).map { _ in CancellationRequest() }
+    let any = requests.map(\.token).anyCancelled()
+    let all = requests.map(\.token).allCancelled()
+    requests[5_000].cancel(reason: TestReason())
+    #expect(any.isCancelled && any.reason is TestReason)
+    requests[6_000].close()
+    #expect(all.isCompleted && !all.isCancelled)
+    // Both results are decided: neither left a handler in any operand.
+    #expect(requests.allSatisfy { $0.token.signal.storage.registrationCount == 0 })
   }
 
   @Test func aLongMapChainCancelsInConstantStack() async {
