@@ -72,7 +72,7 @@ public final class CancellationRequest: Cancellable, Sendable {
   /// Does nothing if the request already ended. Otherwise the token's cancel and completion
   /// handlers run synchronously on this thread, newest first, before this method returns.
   public func cancel() {
-    _ = storage.cancel(reason: defaultCancellationReason)
+    _ = storage.cancelWithDefaultReason()
   }
 
   /// Requests cancellation with `reason`, unless the request already ended.
