@@ -11,7 +11,7 @@
 ///
 /// A request ends exactly once, and the first of these wins:
 /// - **cancelled** by ``cancel()`` or ``cancel(reason:)``, by a token it is linked to
-///   (``init(linkedTo:)-(CancellationToken...)``), or by its deadline (``cancel(after:)``);
+///   (``init(linkedTo:)-(CancellationToken...)``), or by its deadline (``cancel(after:scheduler:)``);
 /// - **completed without cancellation** by ``close()`` or by being deallocated. Nobody can cancel
 ///   it any more, so its token's completion handlers run with `false`, its cancel handlers are
 ///   released without running, and everything the handlers captured is freed.
