@@ -1,0 +1,132 @@
+import Dispatch
+
+extension CancellationToken {
+  /// Runs `handler` when the token is cancelled.
+  ///
+  /// - Without a queue, `handler` runs synchronously on the thread that cancels, newest handler
+  ///   first, before `cancel` returns. If the token is already cancelled it runs now, on this
+  ///   thread, before this method returns.
+  /// - With a queue, `handler` is submitted to `queue` with `async` at those moments instead, and
+  ///   never runs on the cancelling thread (unless that thread is serving `queue`).
+  ///
+  /// If the token completes without cancellation (or already has), `handler` never runs and is
+  /// released at once.
+  ///
+  /// - Parameters:
+  ///   - queue: where to run `handler`; `nil` (the default) runs it synchronously as described.
+  ///   - handler: the code to run; it may re-enter the token or any request freely.
+  /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
+  ///   it runs.
+  @inlinable @discardableResult
+  public func onCancel(
+    on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable () -> Void
+  ) -> CancellationRegistration {
+    // Inlined so the common case costs exactly the core's `onCancel`.
+    guard let queue else { return CancellationRegistration(signal.onCancel(handler)) }
+    return onCancel(submittingTo: queue, handler)
+  }
+
+  @usableFromInline
+  func onCancel(submittingTo queue: DispatchQueue, _ handler: @escaping @Sendable () -> Void)
+    -> CancellationRegistration
+  {
+    CancellationRegistration(signal.onCancel { queue.async(execute: handler) })
+  }
+
+  /// Runs `handler` with the cancellation reason when the token is cancelled.
+  ///
+  /// Same rules as ``onCancel(on:_:)-(_,()->Void)``; the reason is the first one the request was
+  /// cancelled with.
+  ///
+  /// - Parameters:
+  ///   - queue: where to run `handler`; `nil` (the default) runs it synchronously.
+  ///   - handler: the code to run, given the reason.
+  /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
+  ///   it runs.
+  @inlinable @discardableResult
+  public func onCancel(
+    on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (_ reason: any Error) -> Void
+  ) -> CancellationRegistration {
+    guard let queue else { return CancellationRegistration(signal.onCancel(handler)) }
+    return onCancel(submittingTo: queue, handler)
+  }
+
+  @usableFromInline
+  func onCancel(
+    submittingTo queue: DispatchQueue, _ handler: @escaping @Sendable (_ reason: any Error) -> Void
+  ) -> CancellationRegistration {
+    CancellationRegistration(signal.onCancel { (reason: any Error) in queue.async { handler(reason) } })
+  }
+
+  /// Runs `handler` once the token completes, with whether it was cancelled.
+  ///
+  /// `handler` gets `true` when the request is cancelled and `false` when the request completes
+  /// without cancellation (closed or deallocated). It runs exactly once, at that moment, under the
+  /// same threading rules as ``onCancel(on:_:)-(_,()->Void)``; on a token that already completed
+  /// it runs now (or is submitted to `queue` now) with that outcome.
+  ///
+  /// - Parameters:
+  ///   - queue: where to run `handler`; `nil` (the default) runs it synchronously on the thread
+  ///     that completes the token.
+  ///   - handler: the code to run, given whether the token was cancelled.
+  /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
+  ///   it runs.
+  @inlinable @discardableResult
+  public func onComplete(
+    on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (_ cancelled: Bool) -> Void
+  ) -> CancellationRegistration {
+    guard let queue else { return CancellationRegistration(signal.onComplete(handler)) }
+    return onComplete(submittingTo: queue, handler)
+  }
+
+  @usableFromInline
+  func onComplete(
+    submittingTo queue: DispatchQueue, _ handler: @escaping @Sendable (_ cancelled: Bool) -> Void
+  ) -> CancellationRegistration {
+    CancellationRegistration(signal.onComplete { cancelled in queue.async { handler(cancelled) } })
+  }
+
+  /// Calls `cancelable.cancel()` when the token is cancelled.
+  ///
+  /// **A class instance is held weakly**: registering does not keep it alive, and if it has been
+  /// deallocated by the time the token is cancelled, nothing happens. A value type (Swift's
+  /// `Task`, for instance) is held as a copy until the token completes. Either way the
+  /// registration is released when the token completes; on a long-lived token, unregister it when
+  /// the cancelable finishes so it does not wait there.
+  ///
+  /// Threading follows ``onCancel(on:_:)-(_,()->Void)``: synchronously on the cancelling thread
+  /// by default, or submitted to `queue`. On a token that is already cancelled, `cancel()` is
+  /// called now (or submitted now).
+  ///
+  /// - Parameters:
+  ///   - cancelable: the work to cancel: a request, a promise, a future's cancel token, a `Task`,
+  ///     or any `Cancelable` of yours.
+  ///   - queue: where to call `cancel()`; `nil` (the default) calls it synchronously.
+  /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes the registration.
+  @discardableResult
+  public func register(cancelable: some Cancelable, on queue: DispatchQueue? = nil) -> CancellationRegistration {
+    onCancel(on: queue, Self.cancelAction(for: cancelable))
+  }
+
+  /// couchdeveloper/Cancellation's spelling of ``register(cancelable:on:)``; here the queue is
+  /// honoured.
+  ///
+  /// - Parameters:
+  ///   - cancelable: the work to cancel; a class instance is held weakly.
+  ///   - queue: where to call `cancel()`.
+  /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes the registration.
+  @discardableResult
+  public func register(cancelable: some Cancelable, queue: DispatchQueue) -> CancellationRegistration {
+    register(cancelable: cancelable, on: queue)
+  }
+
+  /// A closure that cancels `cancelable`, holding a class instance weakly and a value strongly.
+  static func cancelAction<C: Cancelable>(for cancelable: C) -> @Sendable () -> Void {
+    // The metatype test is resolved when the function is specialized; the cast then only opens
+    // the existential so the instance can be captured weakly.
+    if C.self is AnyObject.Type, let object = cancelable as? any Cancelable & AnyObject {
+      return { [weak object] in object?.cancel() }
+    }
+    return { cancelable.cancel() }
+  }
+}

@@ -1,0 +1,50 @@
+import CancelCore
+import TestSupport
+import Testing
+
+@Suite("Core helpers for facades")
+struct FacadeSupportTests {
+  @Test func cancelWithDefaultReasonCancelsOnceWithTheSharedCancellationError() {
+    let storage = CancelStorage()
+    #expect(storage.cancelWithDefaultReason())
+    #expect(!storage.cancelWithDefaultReason())
+    #expect(storage.reason is CancellationError)
+    let closed = CancelStorage()
+    _ = closed.close()
+    #expect(!closed.cancelWithDefaultReason())
+    #expect(!closed.isCancelled)
+  }
+}
+
+@Suite("SettleDelivery.deliverSkippingIdleDrain")
+struct IdleDrainDeliveryTests {
+  final class Host: DeferredDelivery, Sendable {
+    let name: String
+    let log: Recorder<String>
+    let nested: [Host]
+    init(_ name: String, log: Recorder<String>, nested: [Host] = []) {
+      self.name = name
+      self.log = log
+      self.nested = nested
+    }
+    func deliverCallbacks() {
+      log.record("\(name) begins")
+      for host in nested { SettleDelivery.deliverSkippingIdleDrain(host) }
+      log.record("\(name) ends")
+    }
+  }
+
+  @Test func anIdleDeliveryRunsAtOnceAndNestedOnesRunInOrderBeforeItReturns() {
+    let log = Recorder<String>()
+    let inner = Host("inner", log: log)
+    let outer = Host("outer", log: log, nested: [Host("a", log: log, nested: [inner]), Host("b", log: log)])
+    SettleDelivery.deliverSkippingIdleDrain(outer)
+    #expect(
+      log.values == [
+        "outer begins", "outer ends", "a begins", "a ends", "b begins", "b ends", "inner begins", "inner ends",
+      ])
+    // The thread's queue is idle again: the next delivery runs at once.
+    SettleDelivery.deliverSkippingIdleDrain(Host("again", log: log))
+    #expect(log.values.suffix(2) == ["again begins", "again ends"])
+  }
+}
