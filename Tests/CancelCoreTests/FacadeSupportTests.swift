@@ -16,7 +16,7 @@ struct FacadeSupportTests {
   }
 }
 
-@Suite("SettleDelivery.deliverSkippingIdleDrain")
+@Suite("SettleDelivery.deliver")
 struct IdleDrainDeliveryTests {
   final class Host: DeferredDelivery, Sendable {
     let name: String
@@ -29,7 +29,7 @@ struct IdleDrainDeliveryTests {
     }
     func deliverCallbacks() {
       log.record("\(name) begins")
-      for host in nested { SettleDelivery.deliverSkippingIdleDrain(host) }
+      for host in nested { SettleDelivery.deliver(host) }
       log.record("\(name) ends")
     }
   }
@@ -38,13 +38,13 @@ struct IdleDrainDeliveryTests {
     let log = Recorder<String>()
     let inner = Host("inner", log: log)
     let outer = Host("outer", log: log, nested: [Host("a", log: log, nested: [inner]), Host("b", log: log)])
-    SettleDelivery.deliverSkippingIdleDrain(outer)
+    SettleDelivery.deliver(outer)
     #expect(
       log.values == [
         "outer begins", "outer ends", "a begins", "a ends", "b begins", "b ends", "inner begins", "inner ends",
       ])
     // The thread's queue is idle again: the next delivery runs at once.
-    SettleDelivery.deliverSkippingIdleDrain(Host("again", log: log))
+    SettleDelivery.deliver(Host("again", log: log))
     #expect(log.values.suffix(2) == ["again begins", "again ends"])
   }
 }

@@ -82,7 +82,7 @@ package final class CancelJoin: DeferredDelivery, @unchecked Sendable {
   private func operandCompleted(_ operand: Int, cancelled: Bool) {
     guard let leftovers = lock.withLock({ machine.operandCompleted(operand, cancelled: cancelled) }) else { return }
     leftovers.unregisterAll()
-    SettleDelivery.deliverSkippingIdleDrain(self)
+    SettleDelivery.deliver(self)
   }
 
   /// Part of `DeferredDelivery`: applies the decision, once.

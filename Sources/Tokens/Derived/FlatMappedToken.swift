@@ -17,7 +17,7 @@ final class FlatMappedToken: DeferredDelivery, Sendable {
   /// Creates `derived` and waits for `source`. Returns `derived`.
   static func make(source: CancelStorage, transform: @escaping @Sendable () -> CancellationToken) -> CancelStorage {
     let node = FlatMappedToken(source: source, transform: transform)
-    _ = source.register(.onComplete { _ in SettleDelivery.deliverSkippingIdleDrain(node) })
+    _ = source.register(.onComplete { _ in SettleDelivery.deliver(node) })
     return node.derived
   }
 

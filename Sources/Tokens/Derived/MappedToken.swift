@@ -20,7 +20,7 @@ final class MappedToken: DeferredDelivery, Sendable {
   /// Creates `derived` and waits for `source`. Returns `derived`.
   static func make(source: CancelStorage, transform: @escaping @Sendable () -> Bool) -> CancelStorage {
     let node = MappedToken(source: source, transform: transform)
-    _ = source.register(.onComplete { _ in SettleDelivery.deliverSkippingIdleDrain(node) })
+    _ = source.register(.onComplete { _ in SettleDelivery.deliver(node) })
     return node.derived
   }
 
