@@ -61,12 +61,20 @@ struct ChildProcessTests {
   @Test func cancellingStopsASleepingChildAtOnceAndLeavesNoZombie() async throws {
     let source = CancelSource()
     let pid = PIDBox()
-    let started = ContinuousClock.now
-    let result = await Self.run(Self.sleep, ["30"], signal: source.signal) { launched in
+    let cancelledAt = InstantBox()
+    let endedAt = InstantBox()
+    // The end is timed in the completion itself: when the suite runs in parallel, blocking tests
+    // can hold the cooperative pool, and the awaiting task may resume much later than that.
+    let result = await withCheckedContinuation { continuation in
+      let launched = ChildProcess.run(Self.sleep, arguments: ["30"], signal: source.signal) { result in
+        endedAt.value = .now
+        continuation.resume(returning: result)
+      }
       pid.value = launched
+      cancelledAt.value = .now
       source.cancel()
     }
-    let elapsed = ContinuousClock.now - started
+    let elapsed = try #require(endedAt.value) - (try #require(cancelledAt.value))
     #expect(throws: CancellationError.self) { try result.get() }
     #expect(result.isCancellation)
     #expect(elapsed < .seconds(1), "the child took \(elapsed) to go")
@@ -131,6 +139,12 @@ struct ChildProcessTests {
 final class PIDBox: @unchecked Sendable {
   // Safety: written once by the launching callback before the result is awaited, read after.
   var value: Int32?
+}
+
+final class InstantBox: @unchecked Sendable {
+  // Safety: written once before the result is awaited (by the completion, before it resumes the
+  // awaiting task, or by the launching code), read after.
+  var value: ContinuousClock.Instant?
 }
 
 extension Result where Failure == any Error {

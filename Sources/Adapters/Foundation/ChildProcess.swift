@@ -19,7 +19,7 @@ import Foundation
 /// at once; if it is still running after `gracePeriod` (2 seconds by default), it receives
 /// `SIGKILL`. Either way the child is reaped (no zombie remains) before the completion runs, and
 /// the completion receives `.failure(reason)` with the signal's reason, so
-/// ``Swift/Error/isCancellation`` is `true` for it. A child that ends on its own first reports
+/// `Error.isCancellation` is `true` for it. A child that ends on its own first reports
 /// `.success` with its output, even if the signal is cancelled a moment later.
 ///
 /// Standard output and standard error are collected in memory; use it for commands whose output
@@ -37,7 +37,7 @@ public enum ChildProcess {
   ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
   ///   - signal: cancelling it stops the child (`SIGTERM`, then `SIGKILL` after `gracePeriod`).
   ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
-  ///   - scheduler: the timer for the grace period (inject a ``ManualDeadlineScheduler`` in tests).
+  ///   - scheduler: the timer for the grace period (inject a `ManualDeadlineScheduler` in tests).
   ///   - completion: called exactly once, on a background thread: `.success` with the output if
   ///     the child ended on its own, `.failure` with the cancellation reason if it was stopped,
   ///     or `.failure(ProcessLaunchError)` if it could not start (then no process ever ran).
@@ -179,13 +179,21 @@ private final class RunningChild: @unchecked Sendable {
     return try body()
   }
 
-  /// Reads `handle` to end of file on a background thread (pipes must be drained while the child
+  /// Reads `handle` to end of file on a thread of its own (pipes must be drained while the child
   /// runs, or a chatty child blocks on a full pipe).
+  ///
+  /// The read blocks for as long as the child runs, so it must not borrow a Dispatch worker: on
+  /// Linux the global queues have about one worker per core, and a few long-running children
+  /// would starve every other `DispatchQueue.global()` client (Foundation's own termination
+  /// report included), delaying cancellation by seconds.
   private static func collect(_ handle: FileHandle, into cell: SettleCell<Data>) {
-    DispatchQueue.global().async {
+    let reader = Thread {
       let data = (try? handle.readToEnd()) ?? Data()
       try? handle.close()
       cell.settle(data)
     }
+    reader.name = "ChildProcess output reader"
+    reader.stackSize = 64 * 1024
+    reader.start()
   }
 }

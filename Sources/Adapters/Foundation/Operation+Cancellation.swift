@@ -2,7 +2,7 @@ import CancelCore
 import Foundation
 
 /// A Foundation operation that was cancelled (by its own `cancel()` or by the queue) rather than by
-/// a signal; ``Swift/Error/isCancellation`` is `true` for it.
+/// a signal; `Error.isCancellation` is `true` for it.
 public struct OperationCancelledError: CancellableError, CustomStringConvertible {
   /// The operation's name, if it had one.
   public let operationName: String?

@@ -30,7 +30,7 @@ extension URLSession {
   /// This is the facade-neutral engine behind the URLSession adapters of every facade. When
   /// `signal` is cancelled while the transfer runs, the task's `cancel()` is called (the
   /// connection is closed) and `completion` receives `.failure(reason)` with the signal's reason —
-  /// never the `URLError` the abort produced — so ``Swift/Error/isCancellation`` is `true`. A
+  /// never the `URLError` the abort produced — so `Error.isCancellation` is `true`. A
   /// transfer that had already completed keeps its result.
   /// Failures of the transfer itself (refused connection, bad URL, timeout) keep their
   /// `URLError`, which is not a cancellation.
@@ -59,7 +59,7 @@ extension URLSession {
   }
 
   /// Starts a download task that cancellation really stops. Same rules as
-  /// ``Foundation/URLSession/dataTask(with:signal:completion:)``; on success the file is moved out
+  /// `dataTask(with:signal:completion:)`; on success the file is moved out
   /// of URLSession's reach (which deletes its own copy after the callback) into the temporary
   /// directory, and the caller owns it.
   @discardableResult
@@ -82,7 +82,7 @@ extension URLSession {
   }
 
   /// Starts an upload task that cancellation really stops. Same rules as
-  /// ``Foundation/URLSession/dataTask(with:signal:completion:)``.
+  /// `dataTask(with:signal:completion:)`.
   @discardableResult
   public func uploadTask(
     with request: URLRequest, from body: Data, signal: CancelSignal,
