@@ -37,7 +37,8 @@ let package = Package(
     .testTarget(name: "TokensTests", dependencies: ["Tokens", "TestSupport"]),
     .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
     .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
-    .testTarget(name: "AdaptersTests", dependencies: ["Adapters", "TestSupport", "LocalHTTPServer"]),
+    .testTarget(
+      name: "AdaptersTests", dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
   ],
   swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import CancelCore
 import Foundation
+import Tokens
 
 #if canImport(Glibc)
   import Glibc
@@ -75,6 +76,82 @@ public enum ChildProcess {
       completion(result)
     }
     return child.processIdentifier
+  }
+
+  /// A child process run that every facade can start: `try await …run()`, `.promise()`,
+  /// `.future()`, `.start(token:completion:)`.
+  ///
+  /// Each start launches a new child with these arguments; the stopping rules are those of
+  /// ``run(_:arguments:environment:currentDirectoryURL:signal:gracePeriod:scheduler:completion:)``.
+  ///
+  /// - Parameters:
+  ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+  ///   - arguments: its arguments.
+  ///   - environment: its environment; `nil` inherits this process's.
+  ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+  ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
+  ///   - scheduler: the timer for the grace period.
+  /// - Returns: the run, not started.
+  public static func work(
+    _ executableURL: URL,
+    arguments: [String] = [],
+    environment: [String: String]? = nil,
+    currentDirectoryURL: URL? = nil,
+    gracePeriod: Duration = defaultGracePeriod,
+    scheduler: some DeadlineScheduler = .dispatch
+  ) -> CancellableWork<ProcessOutput> {
+    CancellableWork { signal, completion in
+      run(
+        executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
+        signal: signal, gracePeriod: gracePeriod, scheduler: scheduler, completion: completion)
+    }
+  }
+
+  /// Runs a child process to its end and returns its output; cancelling the current task stops
+  /// the child (`SIGTERM`, then `SIGKILL` after `gracePeriod`).
+  ///
+  /// - Parameters:
+  ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+  ///   - arguments: its arguments.
+  ///   - environment: its environment; `nil` inherits this process's.
+  ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+  ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
+  /// - Returns: the output of a child that ended on its own (whatever its exit status).
+  /// - Throws: `CancellationError()` when the task's cancellation stopped the child, or
+  ///   ``ProcessLaunchError`` when it could not start.
+  public static func run(
+    _ executableURL: URL,
+    arguments: [String] = [],
+    environment: [String: String]? = nil,
+    currentDirectoryURL: URL? = nil,
+    gracePeriod: Duration = defaultGracePeriod
+  ) async throws -> ProcessOutput {
+    try await work(
+      executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
+      gracePeriod: gracePeriod
+    ).run()
+  }
+
+  /// Starts a child process that `token` stops, and calls `completion` once when it has ended.
+  ///
+  /// The token form of
+  /// ``run(_:arguments:environment:currentDirectoryURL:signal:gracePeriod:scheduler:completion:)``;
+  /// same rules, with the token's reason as the outcome of a stopped child.
+  ///
+  /// - Returns: the child's process identifier, or `nil` if it could not start.
+  @discardableResult
+  public static func run(
+    _ executableURL: URL,
+    arguments: [String] = [],
+    environment: [String: String]? = nil,
+    currentDirectoryURL: URL? = nil,
+    token: CancellationToken,
+    gracePeriod: Duration = defaultGracePeriod,
+    completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+  ) -> Int32? {
+    run(
+      executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
+      signal: token.signal, gracePeriod: gracePeriod, completion: completion)
   }
 
   /// Looks `name` up in `PATH` the way a shell would; `nil` if no executable file matches.

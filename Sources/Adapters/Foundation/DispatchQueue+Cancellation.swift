@@ -1,5 +1,6 @@
 import CancelCore
 import Dispatch
+import Tokens
 
 extension DispatchQueue {
   /// Runs `work` on this queue after `delay` unless `signal` is cancelled first, and reports the
@@ -80,6 +81,57 @@ extension DispatchQueue {
     } else {
       asyncAfter(deadline: .now() + delay.dispatchInterval, execute: item)
     }
+  }
+}
+
+extension DispatchQueue {
+  /// Work on this queue after a delay, as work that every facade can start: `try await …run()`,
+  /// `.promise()`, `.future()`, `.start(token:completion:)`. Each start schedules `work` anew;
+  /// the rules are those of ``schedule(after:signal:execute:completion:)``.
+  ///
+  /// - Parameters:
+  ///   - delay: how long to wait.
+  ///   - work: the work; a thrown error becomes the outcome.
+  /// - Returns: the scheduled work, not started.
+  public func scheduledWork<T: Sendable>(
+    after delay: Duration = .zero, execute work: @escaping @Sendable () throws -> T
+  ) -> CancellableWork<T> {
+    CancellableWork { [self] signal, completion in
+      schedule(after: delay, signal: signal, execute: work, completion: completion)
+    }
+  }
+
+  /// A work item you own, submitted to this queue when started, as work that every facade can
+  /// start. The rules are those of ``async(_:after:signal:completion:)``. A work item runs at most
+  /// once: start this once.
+  ///
+  /// - Parameters:
+  ///   - item: the work item.
+  ///   - delay: how long to wait before submitting it.
+  /// - Returns: the submission, not started.
+  public func work(for item: DispatchWorkItem, after delay: Duration = .zero) -> CancellableWork<Void> {
+    let box = WorkItemBox(item: item)
+    return CancellableWork { [self] signal, completion in
+      async(box.item, after: delay, signal: signal, completion: completion)
+    }
+  }
+
+  /// Runs `work` on this queue after `delay` unless `token` is cancelled first. The token form of
+  /// ``schedule(after:signal:execute:completion:)``; same rules.
+  public func schedule<T: Sendable>(
+    after delay: Duration = .zero, token: CancellationToken, execute work: @escaping @Sendable () throws -> T,
+    completion: @escaping @Sendable (Result<T, any Error>) -> Void
+  ) {
+    schedule(after: delay, signal: token.signal, execute: work, completion: completion)
+  }
+
+  /// Submits a work item you own, cancelling it when `token` is cancelled. The token form of
+  /// ``async(_:after:signal:completion:)``; same rules.
+  public func async(
+    _ item: DispatchWorkItem, after delay: Duration = .zero, token: CancellationToken,
+    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    async(item, after: delay, signal: token.signal, completion: completion)
   }
 }
 

@@ -1,5 +1,6 @@
 import CancelCore
 import Foundation
+import Tokens
 
 extension NotificationCenter {
   /// Waits for the next notification named `name` (from `object`, if given), then stops
@@ -29,6 +30,57 @@ extension NotificationCenter {
       completion(result.map(\.notification))
     }
   }
+}
+
+extension NotificationCenter {
+  /// The next notification named `name` (from `object`, if given), as work that every facade can
+  /// start: `try await …run()`, `.promise()`, `.future()`, `.start(token:completion:)`. Each start
+  /// observes anew; the rules are those of ``observeOnce(_:object:signal:completion:)``.
+  ///
+  /// `Notification` is not `Sendable` (its `object` and `userInfo` can hold anything), so the
+  /// work cannot hand it across threads: `extract` runs on the posting thread, as the observer
+  /// would, and its `Sendable` result is the work's value.
+  ///
+  /// - Parameters:
+  ///   - name: the notification's name.
+  ///   - object: the sender to listen to; `nil` for any sender.
+  ///   - extract: reads what you need from the notification; a thrown error becomes the outcome.
+  /// - Returns: the observation, not started.
+  public func nextNotification<T: Sendable>(
+    named name: Notification.Name, object: AnyObject? = nil,
+    extract: @escaping @Sendable (Notification) throws -> T
+  ) -> CancellableWork<T> {
+    let center = CenterBox(center: self, object: object)
+    return CancellableWork { signal, completion in
+      center.center.observeOnce(name, object: center.object, signal: signal) { result in
+        completion(result.flatMap { notification in Result { try extract(notification) } })
+      }
+    }
+  }
+
+  /// The next notification named `name` (from `object`, if given), as work that every facade can
+  /// start; its value says only that the notification was posted. See
+  /// ``nextNotification(named:object:extract:)``.
+  public func nextNotification(named name: Notification.Name, object: AnyObject? = nil) -> CancellableWork<Void> {
+    nextNotification(named: name, object: object) { _ in () }
+  }
+
+  /// Waits for the next notification named `name`, and stops observing when `token` is cancelled.
+  /// The token form of ``observeOnce(_:object:signal:completion:)``; same rules.
+  public func observeOnce(
+    _ name: Notification.Name, object: AnyObject? = nil, token: CancellationToken,
+    completion: @escaping @Sendable (Result<Notification, any Error>) -> Void
+  ) {
+    observeOnce(name, object: object, signal: token.signal, completion: completion)
+  }
+}
+
+/// Carries a notification center and the observed sender into `@Sendable` closures.
+private struct CenterBox: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `NotificationCenter` is thread-safe; `object` is only passed
+  // back to it as the sender to match, never used otherwise.
+  let center: NotificationCenter
+  let object: AnyObject?
 }
 
 /// Carries a notification across the settle (its `userInfo` is not `Sendable`-checked).

@@ -1,5 +1,6 @@
 import CancelCore
 import Foundation
+import Tokens
 
 /// A Foundation operation that was cancelled (by its own `cancel()` or by the queue) rather than by
 /// a signal; `Error.isCancellation` is `true` for it.
@@ -53,6 +54,40 @@ extension OperationQueue {
     outcome.observe { _ in registration.unregister() }
     addOperation(operation)
   }
+}
+
+extension OperationQueue {
+  /// An operation, added to this queue when started, as work that every facade can start:
+  /// `try await …run()`, `.promise()`, `.future()`, `.start(token:completion:)`. The rules are
+  /// those of ``addOperation(_:signal:completion:)``, in both directions. An operation runs at most
+  /// once: start this once.
+  ///
+  /// - Parameter operation: the operation; read its results from it after success.
+  /// - Returns: the addition, not started.
+  public func work(adding operation: Operation) -> CancellableWork<Void> {
+    let queue = QueueBox(queue: self)
+    let box = OperationBox(operation: operation)
+    return CancellableWork { signal, completion in
+      queue.queue.addOperation(box.operation, signal: signal, completion: completion)
+    }
+  }
+
+  /// Adds `operation` to this queue, tying its cancellation to `token` in both directions as far
+  /// as the outcome goes. The token form of ``addOperation(_:signal:completion:)``; same rules
+  /// (cancelling the operation ends the outcome cancelled; it cannot cancel the token, which
+  /// belongs to its request).
+  public func addOperation(
+    _ operation: Operation, token: CancellationToken, completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+  ) {
+    addOperation(operation, signal: token.signal, completion: completion)
+  }
+}
+
+/// Carries an operation queue into `@Sendable` closures.
+private struct QueueBox: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `OperationQueue.addOperation(_:)` is thread-safe; it is the
+  // only member used.
+  let queue: OperationQueue
 }
 
 /// Carries an operation into `@Sendable` handlers.

@@ -1,5 +1,6 @@
 import CancelCore
 import Foundation
+import Tokens
 
 #if canImport(FoundationNetworking)
   import FoundationNetworking
@@ -99,6 +100,99 @@ extension URLSession {
     outcome.start(task)
     return task
   }
+}
+
+extension URLSession {
+  /// A data transfer that every facade can start: `try await …run()`, `.promise()`, `.future()`,
+  /// `.start(token:completion:)`. Each start sends the request anew; the rules are those of
+  /// `dataTask(with:signal:completion:)`.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the transfer, not started.
+  public func dataWork(for request: URLRequest) -> CancellableWork<DataResponse> {
+    let session = SessionBox(session: self)
+    return CancellableWork { signal, completion in
+      session.session.dataTask(with: request, signal: signal, completion: completion)
+    }
+  }
+
+  /// A data transfer of `url` that every facade can start. See ``dataWork(for:)``.
+  public func dataWork(from url: URL) -> CancellableWork<DataResponse> {
+    dataWork(for: URLRequest(url: url))
+  }
+
+  /// A data transfer of the URL written in `string` that every facade can start; if `string` is
+  /// not a valid URL, every start fails at once with `URLError(.badURL)` (not a cancellation).
+  /// See ``dataWork(for:)``.
+  public func dataWork(from string: String) -> CancellableWork<DataResponse> {
+    guard let url = URL(string: string) else {
+      return CancellableWork { _, completion in completion(.failure(URLError(.badURL))) }
+    }
+    return dataWork(from: url)
+  }
+
+  /// A download that every facade can start; on success the caller owns the file. Same rules as
+  /// `downloadTask(with:signal:completion:)`.
+  ///
+  /// - Parameter request: the request.
+  /// - Returns: the download, not started.
+  public func downloadWork(for request: URLRequest) -> CancellableWork<DownloadResponse> {
+    let session = SessionBox(session: self)
+    return CancellableWork { signal, completion in
+      session.session.downloadTask(with: request, signal: signal, completion: completion)
+    }
+  }
+
+  /// An upload of `body` that every facade can start. Same rules as
+  /// `uploadTask(with:from:signal:completion:)`.
+  ///
+  /// - Parameters:
+  ///   - request: the request (its method, typically `POST` or `PUT`).
+  ///   - body: the bytes to send.
+  /// - Returns: the upload, not started.
+  public func uploadWork(for request: URLRequest, from body: Data) -> CancellableWork<DataResponse> {
+    let session = SessionBox(session: self)
+    return CancellableWork { signal, completion in
+      session.session.uploadTask(with: request, from: body, signal: signal, completion: completion)
+    }
+  }
+
+  /// Starts a data task that `token` stops. The token form of
+  /// `dataTask(with:signal:completion:)`; same rules.
+  @discardableResult
+  public func dataTask(
+    with request: URLRequest, token: CancellationToken,
+    completion: @escaping @Sendable (Result<DataResponse, any Error>) -> Void
+  ) -> URLSessionDataTask? {
+    dataTask(with: request, signal: token.signal, completion: completion)
+  }
+
+  /// Starts a download task that `token` stops. The token form of
+  /// `downloadTask(with:signal:completion:)`; same rules.
+  @discardableResult
+  public func downloadTask(
+    with request: URLRequest, token: CancellationToken,
+    completion: @escaping @Sendable (Result<DownloadResponse, any Error>) -> Void
+  ) -> URLSessionDownloadTask? {
+    downloadTask(with: request, signal: token.signal, completion: completion)
+  }
+
+  /// Starts an upload task that `token` stops. The token form of
+  /// `uploadTask(with:from:signal:completion:)`; same rules.
+  @discardableResult
+  public func uploadTask(
+    with request: URLRequest, from body: Data, token: CancellationToken,
+    completion: @escaping @Sendable (Result<DataResponse, any Error>) -> Void
+  ) -> URLSessionUploadTask? {
+    uploadTask(with: request, from: body, signal: token.signal, completion: completion)
+  }
+}
+
+/// Carries a session into `@Sendable` closures.
+private struct SessionBox: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `URLSession` is thread-safe (on Apple platforms it is
+  // `Sendable`; FoundationNetworking's class is not annotated but synchronizes internally).
+  let session: URLSession
 }
 
 /// Ties one URLSession task to a signal and reports its end exactly once.
