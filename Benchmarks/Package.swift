@@ -29,6 +29,16 @@ let package = Package(
       path: "Benchmarks/TokensBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    .executableTarget(
+      name: "AdaptersBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Adapters", package: "swift-cancellation"),
+        .product(name: "Tokens", package: "swift-cancellation"),
+      ],
+      path: "Benchmarks/AdaptersBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )
