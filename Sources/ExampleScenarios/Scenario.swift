@@ -20,7 +20,7 @@ public struct Scenario: Sendable {
 }
 
 /// Every scenario, in tour order.
-public let allScenarios: [Scenario] = coreScenarios
+public let allScenarios: [Scenario] = coreScenarios + tokenAndAdapterScenarios
 
 /// A scenario that did not behave as it claims.
 public struct ScenarioFailure: Error, CustomStringConvertible {
