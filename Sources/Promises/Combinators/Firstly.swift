@@ -1,0 +1,118 @@
+import CancelCore
+import Dispatch
+import Foundation
+
+/// Runs `body` at once and returns a promise resolved like the thenable it returns: a readable
+/// first line for a chain. If `body` throws, the promise is rejected with the error.
+///
+/// - Parameter body: starts the chain.
+/// - Returns: a promise resolved like the thenable `body` returned.
+public func firstly<U: Thenable>(execute body: () throws -> U) -> Promise<U.T> {
+  do {
+    let first = try body()
+    let result = Promise<U.T>(pending: ())
+    first.pipe { result.settle($0) }
+    return result
+  } catch {
+    return Promise(error: error)
+  }
+}
+
+/// Runs `body` at once and returns the guarantee it returns.
+///
+/// - Parameter body: starts the chain.
+/// - Returns: the guarantee `body` returned.
+public func firstly<T: Sendable>(execute body: () -> Guarantee<T>) -> Guarantee<T> {
+  body()
+}
+
+/// A guarantee resolved after `seconds`, on a global queue (its handlers then run on their own
+/// queues). `cancellable(after(seconds:))` stops the timer when cancelled.
+///
+/// - Parameter seconds: the delay.
+/// - Returns: a guarantee resolved after the delay.
+public func after(seconds: TimeInterval) -> Guarantee<Void> {
+  after(.nanoseconds(Int(clamping: Int64((seconds * 1e9).rounded()))), scheduler: .dispatch)
+}
+
+/// A guarantee resolved after `interval`. See ``after(seconds:)``.
+///
+/// - Parameter interval: the delay.
+/// - Returns: a guarantee resolved after the delay.
+public func after(_ interval: DispatchTimeInterval) -> Guarantee<Void> {
+  let duration: Duration
+  switch interval {
+  case .seconds(let value): duration = .seconds(value)
+  case .milliseconds(let value): duration = .milliseconds(value)
+  case .microseconds(let value): duration = .microseconds(value)
+  case .nanoseconds(let value): duration = .nanoseconds(value)
+  case .never: return Guarantee<Void>(pending: ())
+  @unknown default: return Guarantee<Void>(pending: ())
+  }
+  return after(duration, scheduler: .dispatch)
+}
+
+/// A guarantee resolved after `delay` as measured by `scheduler` (tests pass the core's
+/// `ManualDeadlineScheduler` and never sleep).
+///
+/// The timer is a core deadline: `cancellable(after(...))` cancelled stops it and releases it.
+///
+/// - Parameters:
+///   - delay: the delay.
+///   - scheduler: where the timer comes from.
+/// - Returns: a guarantee resolved after the delay.
+public func after(_ delay: Duration, scheduler: some DeadlineScheduler) -> Guarantee<Void> {
+  let timer = CancelSource()
+  let guarantee = Guarantee<Void>(task: AfterTimerTask(timer: timer))
+  timer.signal.onCancel { (reason: any Error) in
+    if reason is TimeoutError { guarantee.settle(()) }
+  }
+  timer.cancel(after: delay, scheduler: scheduler)
+  return guarantee
+}
+
+/// The timer behind `after`: cancelling it closes the core source, which stops the deadline.
+struct AfterTimerTask: CancellableTask {
+  let timer: CancelSource
+
+  func cancel() {
+    timer.close()
+  }
+
+  var isCancelled: Bool {
+    if case .closed = timer.signal.phase { return true }
+    return false
+  }
+}
+
+/// Waits for `promise` and returns its value or throws its error.
+///
+/// On the main thread it runs the main run loop (which also drains the main queue, where handlers
+/// run by default) until the promise resolves; on any other thread it blocks like
+/// ``Promise/wait()``. For command-line tools and scripts.
+///
+/// - Parameter promise: the promise to wait for.
+/// - Returns: its value.
+public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
+  if Thread.isMainThread {
+    while promise.isPending {
+      _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+    }
+    return try promise.result!.get()
+  }
+  return try promise.wait()
+}
+
+/// Waits for `guarantee` and returns its value. See ``hang(_:)-(Promise<T>)``.
+///
+/// - Parameter guarantee: the guarantee to wait for.
+/// - Returns: its value.
+public func hang<T: Sendable>(_ guarantee: Guarantee<T>) -> T {
+  if Thread.isMainThread {
+    while guarantee.value == nil {
+      _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+    }
+    return guarantee.value!
+  }
+  return guarantee.wait()
+}

@@ -1,0 +1,54 @@
+/// Resolves like the first thenable to resolve, fulfilled or rejected.
+///
+/// - Parameter thenables: the competitors; an empty array rejects with ``PMKError/badInput``.
+/// - Returns: a promise resolved like the winner.
+public func race<U: Thenable>(_ thenables: [U]) -> Promise<U.T> {
+  guard !thenables.isEmpty else { return Promise(error: PMKError.badInput) }
+  let result = Promise<U.T>(pending: ())
+  for thenable in thenables {
+    thenable.pipe { result.settle($0) }
+  }
+  return result
+}
+
+/// Resolves like the first thenable to resolve (variadic form of ``race(_:)-([U])``).
+///
+/// - Parameter thenables: the competitors; none rejects with ``PMKError/badInput``.
+/// - Returns: a promise resolved like the winner.
+public func race<U: Thenable>(_ thenables: U...) -> Promise<U.T> {
+  race(thenables)
+}
+
+/// Resolves with the first guarantee to resolve.
+///
+/// - Parameter guarantees: the competitors (at least one).
+/// - Returns: a guarantee of the winner's value.
+public func race<T: Sendable>(_ guarantees: Guarantee<T>...) -> Guarantee<T> {
+  precondition(!guarantees.isEmpty, "race needs at least one guarantee")
+  let result = Guarantee<T>(pending: ())
+  for guarantee in guarantees {
+    guarantee.pipe { (value: T) in result.settle(value) }
+  }
+  return result
+}
+
+/// Fulfils with the first thenable to fulfil; rejects with ``PMKError/noWinner`` once every one
+/// was rejected.
+///
+/// - Parameter thenables: the competitors; an empty array rejects with ``PMKError/badInput``.
+/// - Returns: a promise of the first value.
+public func race<U: Thenable>(fulfilled thenables: [U]) -> Promise<U.T> {
+  guard !thenables.isEmpty else { return Promise(error: PMKError.badInput) }
+  let result = Promise<U.T>(pending: ())
+  let rejections = Countdown(count: thenables.count)
+  for (index, thenable) in thenables.enumerated() {
+    thenable.pipe { outcome in
+      switch outcome {
+      case .success: result.settle(outcome)
+      case .failure:
+        if rejections.arrive(index) { result.settle(.failure(PMKError.noWinner)) }
+      }
+    }
+  }
+  return result
+}

@@ -1,0 +1,141 @@
+import Dispatch
+
+/// Waits for every thenable to fulfil; rejects as soon as one rejects, with its error.
+///
+/// Inputs resolve in any order on any thread; the values keep the input order. An empty input
+/// fulfils at once with `[]`. A hundred thousand inputs need no deeper stack than one.
+///
+/// - Parameter thenables: the promises or guarantees to wait for.
+/// - Returns: a promise of every value, in input order.
+public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
+  guard !thenables.isEmpty else { return .value([]) }
+  let result = Promise<[U.T]>(pending: ())
+  let countdown = Countdown(count: thenables.count)
+  for (index, thenable) in thenables.enumerated() {
+    thenable.pipe { outcome in
+      switch outcome {
+      case .failure(let error):
+        result.settle(.failure(error))
+      case .success:
+        guard countdown.arrive(index) else { return }
+        // Every input has fulfilled: their values are settled for good.
+        result.settle(.success(thenables.map { $0.value! }))
+      }
+    }
+  }
+  return result
+}
+
+/// Waits for every thenable to fulfil (variadic form of ``when(fulfilled:)-(_:)``).
+///
+/// - Parameter thenables: the promises or guarantees to wait for.
+/// - Returns: a promise of every value, in argument order.
+public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<[U.T]> {
+  when(fulfilled: thenables)
+}
+
+/// Waits for every `Void` thenable to fulfil; rejects as soon as one rejects.
+///
+/// - Parameter thenables: the promises or guarantees to wait for.
+/// - Returns: a `Void` promise.
+public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<Void> where U.T == Void {
+  let values: Promise<[Void]> = when(fulfilled: thenables)
+  return values.map(on: nil) { _ in () }
+}
+
+/// Waits for every `Void` thenable to fulfil (variadic).
+///
+/// - Parameter thenables: the promises or guarantees to wait for.
+/// - Returns: a `Void` promise.
+public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<Void> where U.T == Void {
+  let values: Promise<[Void]> = when(fulfilled: thenables)
+  return values.map(on: nil) { _ in () }
+}
+
+/// Waits for two thenables to fulfil; rejects as soon as one rejects.
+///
+/// - Returns: a promise of both values.
+public func when<U: Thenable, V: Thenable>(fulfilled pu: U, _ pv: V) -> Promise<(U.T, V.T)> {
+  when(fulfilled: [pu.asVoid(), pv.asVoid()]).map(on: nil) { _ in (pu.value!, pv.value!) }
+}
+
+/// Waits for three thenables to fulfil; rejects as soon as one rejects.
+///
+/// - Returns: a promise of the three values.
+public func when<U: Thenable, V: Thenable, W: Thenable>(
+  fulfilled pu: U, _ pv: V, _ pw: W
+) -> Promise<(U.T, V.T, W.T)> {
+  when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid()]).map(on: nil) { _ in (pu.value!, pv.value!, pw.value!) }
+}
+
+/// Waits for four thenables to fulfil; rejects as soon as one rejects.
+///
+/// - Returns: a promise of the four values.
+public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable>(
+  fulfilled pu: U, _ pv: V, _ pw: W, _ px: X
+) -> Promise<(U.T, V.T, W.T, X.T)> {
+  when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid(), px.asVoid()]).map(on: nil) { _ in
+    (pu.value!, pv.value!, pw.value!, px.value!)
+  }
+}
+
+/// Waits for five thenables to fulfil; rejects as soon as one rejects.
+///
+/// - Returns: a promise of the five values.
+public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable>(
+  fulfilled pu: U, _ pv: V, _ pw: W, _ px: X, _ py: Y
+) -> Promise<(U.T, V.T, W.T, X.T, Y.T)> {
+  when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid(), px.asVoid(), py.asVoid()]).map(on: nil) { _ in
+    (pu.value!, pv.value!, pw.value!, px.value!, py.value!)
+  }
+}
+
+/// Waits for every promise to resolve, fulfilled or rejected; never rejects.
+///
+/// - Parameter promises: the promises to wait for.
+/// - Returns: a guarantee of every result, in input order.
+public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T, Error>]> {
+  guard !promises.isEmpty else { return .value([]) }
+  let result = Guarantee<[Result<T, Error>]>(pending: ())
+  let countdown = Countdown(count: promises.count)
+  for (index, promise) in promises.enumerated() {
+    promise.pipe { (_: Result<T, Error>) in
+      guard countdown.arrive(index) else { return }
+      result.settle(promises.map { $0.result! })
+    }
+  }
+  return result
+}
+
+/// Waits for every promise to resolve (variadic form of ``when(resolved:)-(_:)``).
+///
+/// - Parameter promises: the promises to wait for.
+/// - Returns: a guarantee of every result, in argument order.
+public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T, Error>]> {
+  when(resolved: promises)
+}
+
+/// Waits for every guarantee.
+///
+/// - Parameter guarantees: the guarantees to wait for.
+/// - Returns: a guarantee of every value, in input order.
+public func when<T: Sendable>(guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
+  guard !guarantees.isEmpty else { return .value([]) }
+  let result = Guarantee<[T]>(pending: ())
+  let countdown = Countdown(count: guarantees.count)
+  for (index, guarantee) in guarantees.enumerated() {
+    guarantee.pipe { (_: T) in
+      guard countdown.arrive(index) else { return }
+      result.settle(guarantees.map { $0.value! })
+    }
+  }
+  return result
+}
+
+/// Waits for every guarantee (variadic).
+///
+/// - Parameter guarantees: the guarantees to wait for.
+/// - Returns: a guarantee of every value, in argument order.
+public func when<T: Sendable>(guarantees: Guarantee<T>...) -> Guarantee<[T]> {
+  when(guarantees: guarantees)
+}

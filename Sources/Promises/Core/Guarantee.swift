@@ -1,0 +1,153 @@
+import CancelCore
+import Dispatch
+
+/// A value that will arrive exactly once and can never fail: PromiseKit's `Guarantee`.
+///
+/// Like ``Promise`` it is one object hosting the core's lock and settle-once state machine.
+/// Handlers run once, in registration order, on their `on:` queue (``conf`` `.Q` by default;
+/// `nil` runs them synchronously on the resolving thread); the first resolution wins.
+///
+/// ```swift
+/// after(seconds: 1).done { print("a second later") }
+/// ```
+public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
+  // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
+  // unlocking; every other stored property is immutable.
+
+  typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
+
+  let lock = CoreLock()
+  @exclusivity(unchecked) var machine: Machine
+  let warnsIfPending: Bool
+  /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``); a
+  /// cancellable wrapper cancels it.
+  let task: (any CancellableTask)?
+
+  /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
+  init(pending: Void) {
+    machine = Machine()
+    warnsIfPending = false
+    task = nil
+  }
+
+  init(task: (any CancellableTask)?) {
+    machine = Machine()
+    warnsIfPending = false
+    self.task = task
+  }
+
+  init(warnsIfPending: Bool) {
+    machine = Machine()
+    self.warnsIfPending = warnsIfPending
+    task = nil
+  }
+
+  init(settled value: T) {
+    machine = Machine(settled: value)
+    warnsIfPending = false
+    task = nil
+  }
+
+  /// Creates a guarantee and calls `body` at once, on this thread, with the function that
+  /// resolves it.
+  ///
+  /// - Parameter body: starts the work and calls `resolve` with the value, now or later, from
+  ///   any thread. Only the first call counts.
+  public convenience init(resolver body: (@escaping @Sendable (T) -> Void) -> Void) {
+    self.init(warnsIfPending: true)
+    body { [self] value in self.settle(value) }
+  }
+
+  /// A guarantee that already has `value`.
+  public static func value(_ value: T) -> Guarantee<T> {
+    Guarantee(settled: value)
+  }
+
+  /// A pending guarantee and the function that resolves it (first call wins).
+  ///
+  /// If the guarantee is deallocated while still pending, ``conf`` `.logHandler` receives
+  /// ``LogEvent/pendingGuaranteeDeallocated``.
+  public static func pending() -> (guarantee: Guarantee<T>, resolve: @Sendable (T) -> Void) {
+    let guarantee = Guarantee(warnsIfPending: true)
+    return (guarantee, { guarantee.settle($0) })
+  }
+
+  deinit {
+    if warnsIfPending, !machine.isSettled {
+      conf.logHandler(.pendingGuaranteeDeallocated)
+    }
+  }
+
+  /// The value once resolved; `nil` while pending.
+  public var value: T? {
+    lock.withLock { machine.value }
+  }
+
+  /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
+  public var result: Result<T, Error>? {
+    value.map { .success($0) }
+  }
+
+  // MARK: Settling and observing
+
+  @discardableResult
+  func settle(_ value: T) -> Bool {
+    switch lock.withLock({ machine.settle(value) }) {
+    case .deliver:
+      SettleDelivery.deliver(self)
+      return true
+    case .settled: return true
+    case .alreadySettled: return false
+    }
+  }
+
+  func observe(_ callback: PromiseCallback<T>) {
+    switch lock.withLock({ machine.observe(callback) }) {
+    case .queued: return
+    case .runNow(let callback, let value): callback(value)
+    }
+  }
+
+  /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
+  package func deliverCallbacks() {
+    while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
+      var batch = batch
+      while let callback = batch.popOldest() { callback(value) }
+    }
+  }
+
+  /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or
+  /// at once if already resolved). Part of ``Thenable``.
+  public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
+    observe(.run { body(.success($0)) })
+  }
+
+  /// Calls `body` with the value once resolved, synchronously on the resolving thread (at once if
+  /// already resolved).
+  public func pipe(to body: @escaping @Sendable (T) -> Void) {
+    observe(.run(body))
+  }
+
+  /// Blocks the calling thread until the guarantee resolves and returns its value. See
+  /// ``Promise/wait()`` for when this is safe.
+  public func wait() -> T {
+    if let value { return value }
+    BlockingWait.wait { done in pipe { (_: T) in done() } }
+    return value!
+  }
+}
+
+extension Guarantee where T == Void {
+  /// A guarantee already resolved with `()`.
+  public convenience init() {
+    self.init(settled: ())
+  }
+}
+
+extension Guarantee: CustomStringConvertible {
+  /// `Guarantee(pending)` or `Guarantee(<value>)`.
+  public var description: String {
+    value.map { "Guarantee(\($0))" } ?? "Guarantee(pending)"
+  }
+}

@@ -1,0 +1,176 @@
+import CancelCore
+import Dispatch
+
+/// A value that will be fulfilled or rejected exactly once: PromiseKit's `Promise`, built on the
+/// core's settle-once state machine.
+///
+/// A promise is one object: it hosts the core's `CoreLock` and settle-once state machine inline,
+/// so creating and fulfilling one costs a single allocation. Handlers added with `then`, `map`,
+/// `done`, `catch` and the rest run **once**, in **registration order**, on the queue given as
+/// `on:` (``conf`` `.Q` by default, the main queue as in PromiseKit; `on: nil` runs them
+/// synchronously on the thread that resolves the promise). A handler added after the promise
+/// resolved still runs, on its queue. Resolving a second time is ignored: the first resolution
+/// wins.
+///
+/// ```swift
+/// let (promise, resolver) = Promise<Int>.pending()
+/// promise.map { $0 * 2 }.done { print($0) }.catch { print("failed: \($0)") }
+/// resolver.fulfill(21)
+/// ```
+///
+/// A long chain resolved synchronously never grows the stack: deliveries started from inside a
+/// handler are queued on the resolving thread and run when the handler returns.
+public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
+  // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
+  // unlocking; every other stored property is immutable.
+
+  typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
+
+  let lock = CoreLock()
+  @exclusivity(unchecked) var machine: Machine
+  /// Whether deallocating this promise while pending is logged (promises made by users, not
+  /// internal stages).
+  let warnsIfPending: Bool
+
+  /// A pending promise (an internal stage: no warning when it is deallocated pending).
+  init(pending: Void) {
+    machine = Machine()
+    warnsIfPending = false
+  }
+
+  init(warnsIfPending: Bool) {
+    machine = Machine()
+    self.warnsIfPending = warnsIfPending
+  }
+
+  init(settled result: Result<T, Error>) {
+    machine = Machine(settled: result)
+    warnsIfPending = false
+  }
+
+  /// Creates a promise and calls `body` at once, on this thread, with its resolver.
+  ///
+  /// If `body` throws, the promise is rejected with the error (unless `body` resolved it first).
+  ///
+  /// - Parameter body: starts the work and resolves the promise through the resolver, now or later.
+  public convenience init(resolver body: (Resolver<T>) throws -> Void) {
+    self.init(warnsIfPending: true)
+    let resolver = Resolver(self)
+    do {
+      try body(resolver)
+    } catch {
+      resolver.reject(error)
+    }
+  }
+
+  /// Creates a promise already rejected with `error`.
+  public convenience init(error: Error) {
+    self.init(settled: .failure(error))
+  }
+
+  /// A promise already fulfilled with `value`.
+  public static func value(_ value: T) -> Promise<T> {
+    Promise(settled: .success(value))
+  }
+
+  /// A pending promise and the resolver that settles it.
+  ///
+  /// If the promise is deallocated while still pending, ``conf`` `.logHandler` receives
+  /// ``LogEvent/pendingPromiseDeallocated``.
+  public static func pending() -> (promise: Promise<T>, resolver: Resolver<T>) {
+    let promise = Promise(warnsIfPending: true)
+    return (promise, Resolver(promise))
+  }
+
+  deinit {
+    if warnsIfPending, !machine.isSettled {
+      conf.logHandler(.pendingPromiseDeallocated)
+    }
+  }
+
+  // MARK: State
+
+  /// The result once resolved; `nil` while pending.
+  public var result: Result<T, Error>? {
+    lock.withLock { machine.value }
+  }
+
+  // MARK: Settling and observing (the facade's two primitives)
+
+  /// Settles with `result` unless already settled. Waiting callbacks run on this thread, in
+  /// registration order, before this returns (or, inside another delivery, when it returns to the
+  /// delivery loop). Returns whether this call settled the promise.
+  @discardableResult
+  func settle(_ result: Result<T, Error>) -> Bool {
+    switch lock.withLock({ machine.settle(result) }) {
+    case .deliver:
+      SettleDelivery.deliver(self)
+      return true
+    case .settled: return true
+    case .alreadySettled: return false
+    }
+  }
+
+  /// Adds a callback: it runs once settled, at once on this thread if already settled.
+  func observe(_ callback: PromiseCallback<Result<T, Error>>) {
+    switch lock.withLock({ machine.observe(callback) }) {
+    case .queued: return
+    case .runNow(let callback, let value): callback(value)
+    }
+  }
+
+  /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
+  package func deliverCallbacks() {
+    while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
+      var batch = batch
+      while let callback = batch.popOldest() { callback(value) }
+    }
+  }
+
+  /// Calls `body` with the result once this promise resolves: synchronously on the resolving
+  /// thread, or at once on this thread if it already resolved. The primitive every other method
+  /// is built on.
+  public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
+    observe(.run(body))
+  }
+
+  // MARK: Blocking
+
+  /// Blocks the calling thread until the promise resolves, then returns its value or throws its
+  /// error.
+  ///
+  /// Handlers run on their own queues, so `wait()` never deadlocks as long as it is not called on
+  /// the queue that must resolve this promise (for example on the main thread when the promise is
+  /// resolved by a handler on the main queue). It is meant for command-line tools and tests; in
+  /// an app prefer chaining.
+  public func wait() throws -> T {
+    if let result { return try result.get() }
+    BlockingWait.wait { done in pipe { _ in done() } }
+    return try result!.get()
+  }
+}
+
+extension Promise where T == Void {
+  /// A promise already fulfilled with `()`.
+  public convenience init() {
+    self.init(settled: .success(()))
+  }
+
+  /// A pending `Void` promise and its resolver.
+  public static func pending() -> (promise: Promise<Void>, resolver: Resolver<Void>) {
+    let promise = Promise<Void>(warnsIfPending: true)
+    return (promise, Resolver(promise))
+  }
+}
+
+extension Promise: CustomStringConvertible {
+  /// `Promise(pending)`, `Promise(<value>)` or `Promise(<error>)`.
+  public var description: String {
+    switch result {
+    case nil: return "Promise(pending)"
+    case .success(let value)?: return "Promise(\(value))"
+    case .failure(let error)?: return "Promise(\(error))"
+    }
+  }
+}

@@ -1,0 +1,62 @@
+/// The write side of a pending ``Promise``: fulfils or rejects it, once.
+///
+/// Only the first call takes effect; later ones are ignored. Any thread may call it; the promise's
+/// handlers that were added with `on: nil` run synchronously on that thread before the call
+/// returns.
+///
+/// Unlike PromiseKit's class, `Resolver` is a small value (a reference to its promise), so
+/// creating a pending promise costs one allocation. Copies resolve the same promise.
+public struct Resolver<T: Sendable>: Sendable {
+  /// The promise this resolver settles.
+  let promise: Promise<T>
+
+  init(_ promise: Promise<T>) {
+    self.promise = promise
+  }
+
+  /// Fulfils the promise with `value`, unless it already resolved.
+  public func fulfill(_ value: T) {
+    promise.settle(.success(value))
+  }
+
+  /// Rejects the promise with `error`, unless it already resolved.
+  public func reject(_ error: Error) {
+    promise.settle(.failure(error))
+  }
+
+  /// Resolves the promise with `result`, unless it already resolved.
+  public func resolve(_ result: Result<T, Error>) {
+    promise.settle(result)
+  }
+
+  /// Resolves from a completion-handler pair: rejects with `error` if it is not `nil`, else
+  /// fulfils with `value`; rejects with ``PMKError/invalidCallingConvention`` if both are `nil`.
+  public func resolve(_ value: T?, _ error: Error?) {
+    if let error {
+      reject(error)
+    } else if let value {
+      fulfill(value)
+    } else {
+      reject(PMKError.invalidCallingConvention)
+    }
+  }
+
+  /// Resolves from a completion-handler pair whose value is not optional: rejects if `error` is
+  /// not `nil`, else fulfils with `value`.
+  public func resolve(_ value: T, _ error: Error?) {
+    if let error { reject(error) } else { fulfill(value) }
+  }
+}
+
+extension Resolver where T == Void {
+  /// Fulfils the `Void` promise.
+  public func fulfill() {
+    fulfill(())
+  }
+
+  /// Rejects with `error` if it is not `nil`, else fulfils: the shape of a `(Error?) -> Void`
+  /// completion handler.
+  public func resolve(_ error: Error?) {
+    if let error { reject(error) } else { fulfill(()) }
+  }
+}

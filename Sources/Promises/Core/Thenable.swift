@@ -1,0 +1,195 @@
+import Dispatch
+
+/// Something that resolves once with a `Result`: ``Promise``, ``Guarantee`` and the library's
+/// chaining methods.
+///
+/// Every method that takes a closure also takes `on:` (the queue the closure runs on; `nil` runs
+/// it synchronously on the resolving thread) and `flags:` (the `DispatchWorkItemFlags` of that
+/// dispatch). Closures run at most once.
+public protocol Thenable<T>: AnyObject, Sendable {
+  /// The type of the value.
+  associatedtype T: Sendable
+
+  /// Calls `body` with the result once resolved: synchronously on the resolving thread, or at
+  /// once on this thread if already resolved.
+  func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void)
+
+  /// The result once resolved; `nil` while pending.
+  var result: Result<T, Error>? { get }
+}
+
+extension Thenable {
+  /// Runs `body` with the value once fulfilled and resolves the returned promise like the
+  /// thenable `body` returns. A rejection skips `body` and passes through.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags for `body`.
+  ///   - body: returns the next step. Returning the promise that `then` itself returned rejects it
+  ///     with ``PMKError/returnedSelf``; throwing rejects it with the error.
+  /// - Returns: a promise resolved like the thenable `body` returned.
+  public func then<U: Thenable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> U
+  ) -> Promise<U.T> {
+    let flags = DispatchFlags(flags)
+    let next = Promise<U.T>(pending: ())
+    pipe { result in
+      switch result {
+      case .success(let value):
+        on.dispatch(flags) {
+          do {
+            let returned = try body(value)
+            guard returned !== next else { throw PMKError.returnedSelf }
+            returned.pipe { next.settle($0) }
+          } catch {
+            next.settle(.failure(error))
+          }
+        }
+      case .failure(let error):
+        next.settle(.failure(error))
+      }
+    }
+    return next
+  }
+
+  /// Transforms the value once fulfilled. A rejection passes through; a throwing `transform`
+  /// rejects the returned promise.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags for `transform`.
+  ///   - transform: the transformation.
+  /// - Returns: a promise of the transformed value.
+  public func map<U: Sendable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ transform: @escaping @Sendable (T) throws -> U
+  ) -> Promise<U> {
+    let flags = DispatchFlags(flags)
+    let next = Promise<U>(pending: ())
+    pipe { result in
+      switch result {
+      case .success(let value):
+        on.dispatch(flags) {
+          do {
+            next.settle(.success(try transform(value)))
+          } catch {
+            next.settle(.failure(error))
+          }
+        }
+      case .failure(let error):
+        next.settle(.failure(error))
+      }
+    }
+    return next
+  }
+
+  /// Transforms the value once fulfilled; `nil` rejects the returned promise with
+  /// ``PMKError/compactMap(_:_:)``.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags for `transform`.
+  ///   - transform: the transformation.
+  /// - Returns: a promise of the non-`nil` transformed value.
+  public func compactMap<U: Sendable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ transform: @escaping @Sendable (T) throws -> U?
+  ) -> Promise<U> {
+    map(on: on, flags: flags) { value in
+      guard let transformed = try transform(value) else { throw PMKError.compactMap(value, U.self) }
+      return transformed
+    }
+  }
+
+  /// Runs `body` with the value once fulfilled; the returned promise fulfils with `()` when `body`
+  /// returns, or rejects with the error it throws or the error this one rejected with.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags for `body`.
+  ///   - body: consumes the value.
+  /// - Returns: a `Void` promise resolved when `body` has run.
+  public func done(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> Void
+  ) -> Promise<Void> {
+    map(on: on, flags: flags, body)
+  }
+
+  /// Runs `body` with the value once fulfilled and passes the value on.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags for `body`.
+  ///   - body: looks at the value; throwing rejects the returned promise.
+  /// - Returns: a promise of the same value.
+  public func get(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> Void
+  ) -> Promise<T> {
+    map(on: on, flags: flags) { value in
+      try body(value)
+      return value
+    }
+  }
+
+  /// Runs `body` with the result, fulfilled or rejected, and passes the result on unchanged.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags for `body`.
+  ///   - body: looks at the result.
+  /// - Returns: a promise resolved like this one, after `body` ran.
+  public func tap(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (Result<T, Error>) -> Void
+  ) -> Promise<T> {
+    let flags = DispatchFlags(flags)
+    let next = Promise<T>(pending: ())
+    pipe { result in
+      on.dispatch(flags) {
+        body(result)
+        next.settle(result)
+      }
+    }
+    return next
+  }
+
+  /// A promise fulfilled with `()` when this one fulfils (synchronously), rejected like it.
+  public func asVoid() -> Promise<Void> {
+    map(on: nil) { _ in () }
+  }
+
+  /// The error if rejected; `nil` while pending or if fulfilled.
+  public var error: Error? {
+    if case .failure(let error)? = result { return error }
+    return nil
+  }
+
+  /// Whether it has not resolved yet.
+  public var isPending: Bool { result == nil }
+
+  /// Whether it has resolved, either way.
+  public var isResolved: Bool { !isPending }
+
+  /// Whether it fulfilled.
+  public var isFulfilled: Bool {
+    if case .success? = result { return true }
+    return false
+  }
+
+  /// Whether it was rejected.
+  public var isRejected: Bool {
+    if case .failure? = result { return true }
+    return false
+  }
+
+  /// The value if fulfilled; `nil` while pending or if rejected.
+  public var value: T? {
+    if case .success(let value)? = result { return value }
+    return nil
+  }
+}

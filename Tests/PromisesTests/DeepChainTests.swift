@@ -1,0 +1,53 @@
+import Promises
+import TestSupport
+import Testing
+
+@Suite("Deep chains and wide joins need no deep stack")
+struct DeepChainTests {
+  static let depth = 100_000
+
+  @Test func aHundredThousandStageChainResolvedSynchronouslyCompletes() async {
+    let observed = Recorder<Int>()
+    // A 256 KB stack: recursion per stage would overflow it within a few thousand stages.
+    await onSmallStack {
+      let (root, resolver) = Promise<Int>.pending()
+      var tail = root
+      for _ in 0..<Self.depth {
+        tail = tail.map(on: nil) { $0 + 1 }
+      }
+      let mixed = tail.then(on: nil) { Promise.value($0) }.recover(on: nil) { _ in Promise.value(-1) }
+      resolver.fulfill(0)
+      observed.record(mixed.value ?? -2)
+    }
+    #expect(observed.values == [Self.depth])
+  }
+
+  @Test func aHundredThousandStageThenChainOfPendingInnerPromisesCompletes() async {
+    let observed = Recorder<Int>()
+    await onSmallStack {
+      let (root, resolver) = Promise<Int>.pending()
+      var tail = root
+      for _ in 0..<Self.depth {
+        tail = tail.then(on: nil) { Promise.value($0 + 1) }
+      }
+      resolver.fulfill(0)
+      observed.record(tail.value ?? -1)
+    }
+    #expect(observed.values == [Self.depth])
+  }
+
+  @Test func aHundredThousandElementWhenCompletes() async {
+    let observed = Recorder<Int>()
+    await onSmallStack {
+      let pending = (0..<Self.depth).map { _ in Promise<Int>.pending() }
+      let all = when(fulfilled: pending.map(\.promise))
+      for (index, entry) in pending.enumerated() { entry.resolver.fulfill(index) }
+      observed.record(all.value?.count ?? -1)
+      let resolved = when(fulfilled: (0..<Self.depth).map { Promise.value($0) })
+      observed.record(resolved.value?.last ?? -1)
+      let settled = when(resolved: pending.map(\.promise))
+      observed.record(settled.value?.count ?? -1)
+    }
+    #expect(observed.values == [Self.depth, Self.depth - 1, Self.depth])
+  }
+}
