@@ -20,8 +20,8 @@ import Foundation
 public enum Executor: Sendable {
   /// The default of every API: FutureKit's configured primary executor, which is ``current``.
   case primary
-  /// The main thread: runs at once when the block is ready on the main thread, otherwise
-  /// submitted to `DispatchQueue.main`.
+  /// The main queue: runs at once when the block is ready on the main thread (or on the main
+  /// queue), otherwise submitted to `DispatchQueue.main`.
   case main
   /// A global concurrent Dispatch queue (default quality of service).
   case async
@@ -49,7 +49,15 @@ public enum Executor: Sendable {
   /// The executor running the calling code (see ``current``).
   static var currentContext: Executor {
     if let executor = ExecutorContext.current { return executor }
-    return Thread.isMainThread ? .main : .async
+    return isOnMainQueue ? .main : .async
+  }
+
+  /// Whether the calling code runs on the main thread or is being served by the main queue.
+  ///
+  /// On Linux the main queue may be drained by a thread that Foundation does not call the main
+  /// thread (Swift Testing does this), so a queue-specific key identifies the main queue too.
+  static var isOnMainQueue: Bool {
+    Thread.isMainThread || DispatchQueue.getSpecific(key: mainQueueKey) != nil
   }
 
   /// Whether the block runs synchronously wherever it is ready.
@@ -67,7 +75,7 @@ public enum Executor: Sendable {
     case .primary, .current:
       Executor.currentContext.execute(work)
     case .main:
-      if Thread.isMainThread {
+      if Executor.isOnMainQueue {
         ExecutorContext.run(.main, work)
       } else {
         DispatchQueue.main.async { ExecutorContext.run(.main, work) }
@@ -83,3 +91,10 @@ public enum Executor: Sendable {
     }
   }
 }
+
+/// Marks the main queue, for ``Executor/isOnMainQueue``.
+private let mainQueueKey: DispatchSpecificKey<Bool> = {
+  let key = DispatchSpecificKey<Bool>()
+  DispatchQueue.main.setSpecific(key: key, value: true)
+  return key
+}()

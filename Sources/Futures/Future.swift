@@ -12,11 +12,11 @@
 ///
 /// The class cannot be subclassed outside this module (derived futures are an internal subclass
 /// that carries its block, so a stage costs one allocation).
-//
-// Safety of `@unchecked Sendable`: `machine` and `control` are read and written only inside
-// `lock.withLock`; values removed from them (callbacks, handlers, upstream links) are released
-// after unlocking, and every callback runs after unlocking.
 public class Future<T: Sendable>: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `machine` and `control` are read and written only inside
+  // `lock.withLock`; values removed from them (callbacks, handlers, upstream links) are released
+  // after unlocking, and every callback runs after unlocking.
+
   let lock = CoreLock()
   @exclusivity(unchecked) var machine: SettleStateMachine<FutureResult<T>, FutureCallback<T>>
   @exclusivity(unchecked) var control = RequestControl<T>()

@@ -4,10 +4,10 @@
 /// Each input holds one callback that reports whether it succeeded. Two decisions can be
 /// watched: *first* (decided by the first input that does not succeed, or by the last success)
 /// and *all* (decided when every input has completed). The decisions run after unlocking.
-//
-// Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
-// `lock.withLock`; the closures are immutable.
 final class FutureJoin: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
+  // `lock.withLock`; the closures are immutable.
+
   private let lock = CoreLock()
   @exclusivity(unchecked) private var first: CancelJoinStateMachine?
   @exclusivity(unchecked) private var all: CancelJoinStateMachine?
