@@ -1,0 +1,39 @@
+/// Asks for the cancellation of one ``Future``: get one with ``Future/getCancelToken()``.
+///
+/// A token requests at most once: only its first ``cancel(_:)`` does anything. The request goes
+/// to the future's producer, or up the chain it was derived from (see the "Cancellation trees"
+/// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
+/// so anything that cancels a `Cancellable` can request it.
+public final class CancelToken: Cancellable, Sendable {
+  private let target: any RequestNode
+  private let isCompleted: @Sendable () -> Bool
+  /// Used once: the core's first-caller-wins transition makes "at most once" exact across
+  /// threads.
+  private let used = CancelSource()
+
+  init<T>(target: Future<T>) {
+    self.target = target
+    isCompleted = { target.isCompleted }
+  }
+
+  /// Requests cancellation of the future, once.
+  ///
+  /// Everything the request causes at once (forced completions, `.immediate` producer handlers,
+  /// the forwarding up the chain) happens on this thread before this returns; no lock is held
+  /// while producer code runs.
+  ///
+  /// - Parameter options: how the request travels; none by default.
+  public func cancel(_ options: CancellationOptions = []) {
+    guard used.cancel(reason: CancellationError()) else { return }
+    driveRequest(target.processRequest(options))
+  }
+
+  /// Requests cancellation with no options. The same as `cancel([])`.
+  public func cancel() {
+    cancel([])
+  }
+
+  /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
+  /// future has not completed.
+  public var cancelCanBeRequested: Bool { !used.isCancelled && !isCompleted() }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+extension Future {
+  /// A future that succeeds with `value` after `delay` seconds, on a real-time timer.
+  ///
+  /// A cancel request stops the timer and completes the future ``FutureResult/cancelled``.
+  ///
+  /// - Parameters:
+  ///   - delay: the delay in seconds; negative counts as zero.
+  ///   - value: the value.
+  public convenience init(afterDelay delay: TimeInterval, success value: T) {
+    self.init(afterDelay: delay, success: value, scheduler: .dispatch)
+  }
+
+  /// A future that succeeds with `value` after `delay` seconds, measured by `scheduler`.
+  ///
+  /// A cancel request stops the timer (releasing it) and completes the future
+  /// ``FutureResult/cancelled``. Tests pass a `ManualDeadlineScheduler` and advance it instead
+  /// of sleeping.
+  ///
+  /// - Parameters:
+  ///   - delay: the delay in seconds; negative counts as zero.
+  ///   - value: the value.
+  ///   - scheduler: the timer source.
+  public convenience init(afterDelay delay: TimeInterval, success value: T, scheduler: some DeadlineScheduler) {
+    self.init(pending: ())
+    let timer = scheduler.schedule(after: .seconds(Swift.max(delay, 0))) { [self] in
+      settle(.success(value), detachUpstream: false)
+    }
+    addRequestHandler(
+      RequestHandler(executor: .immediate) { _ in
+        timer.cancel()
+        return .complete(.cancelled)
+      })
+  }
+}

@@ -1,0 +1,127 @@
+extension Future {
+  /// Runs `block` with the result once this future completes, and returns a future of the
+  /// block's completion.
+  ///
+  /// The block runs exactly once, on `executor`, for every kind of result. Returning
+  /// ``Completion/completeUsing(_:)`` completes the returned future with another future's result;
+  /// a thrown error fails it. A cancel request on the returned future travels to this one, or to
+  /// the future the block handed over (see the "Cancellation trees" article).
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the continuation.
+  /// - Returns: a future completed by `block`.
+  @discardableResult
+  public final func onComplete<S: Sendable>(
+    _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Completion<S>
+  ) -> Future<S> {
+    StageFuture<T, S>.attach(to: self, executor: executor, body: .complete(block))
+  }
+
+  /// Runs `block` with the result once this future completes.
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the observer; a thrown error fails the returned future.
+  /// - Returns: a future that succeeds once `block` returned.
+  @discardableResult
+  public final func onComplete(
+    _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Void
+  ) -> Future<Void> {
+    StageFuture<T, Void>.attach(
+      to: self, executor: executor,
+      body: .complete { result in
+        try block(result)
+        return .success(())
+      })
+  }
+
+  /// Runs `block` with the value if this future succeeds, and returns a future of its result.
+  ///
+  /// A failure or cancellation of this future passes to the returned future without running
+  /// `block`.
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the continuation; a thrown error fails the returned future.
+  /// - Returns: a future of `block`'s value.
+  @discardableResult
+  public final func onSuccess<S: Sendable>(
+    _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
+  ) -> Future<S> {
+    StageFuture<T, S>.attach(to: self, executor: executor, body: .success(block))
+  }
+
+  /// Runs `block` with the value if this future succeeds; the returned future completes with the
+  /// future `block` returns.
+  ///
+  /// A cancel request on the returned future reaches the future `block` returned once it exists.
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the continuation; a thrown error fails the returned future.
+  /// - Returns: a future of the result of `block`'s future.
+  @discardableResult
+  public final func onSuccess<S: Sendable>(
+    _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> Future<S>
+  ) -> Future<S> {
+    StageFuture<T, S>.attach(to: self, executor: executor, body: .successFuture(block))
+  }
+
+  /// Transforms the value: the same as ``onSuccess(_:block:)-(_,(T)->S)``.
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the transform; a thrown error fails the returned future.
+  /// - Returns: a future of the transformed value.
+  public final func map<S: Sendable>(
+    _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
+  ) -> Future<S> {
+    StageFuture<T, S>.attach(to: self, executor: executor, body: .success(block))
+  }
+
+  /// Runs `block` with the error if this future fails.
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the observer.
+  /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
+  @discardableResult
+  public final func onFail(
+    _ executor: Executor = .primary, block: @escaping @Sendable (any Error) -> Void
+  ) -> Future<T> {
+    StageFuture<T, T>.attach(
+      to: self, executor: executor,
+      body: .complete { result in
+        if case .fail(let error) = result { block(error) }
+        return Completion(result)
+      })
+  }
+
+  /// Runs `block` if this future is cancelled.
+  ///
+  /// - Parameters:
+  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - block: the observer.
+  /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
+  @discardableResult
+  public final func onCancel(
+    _ executor: Executor = .primary, block: @escaping @Sendable () -> Void
+  ) -> Future<T> {
+    StageFuture<T, T>.attach(
+      to: self, executor: executor,
+      body: .complete { result in
+        if case .cancelled = result { block() }
+        return Completion(result)
+      })
+  }
+
+  /// A token that asks for this future's cancellation.
+  ///
+  /// Each call returns a new token; each token requests at most once. A live token is not a
+  /// consumer: holding one does not stop a shared parent from being requested by its last
+  /// pending derived future.
+  public final func getCancelToken() -> CancelToken {
+    CancelToken(target: self)
+  }
+}

@@ -1,0 +1,258 @@
+/// The cancel-request side of a future, kept beside its settle machine under the same lock.
+struct RequestControl<T: Sendable>: Sendable {
+  /// The futures this one waits on: where requests are forwarded.
+  var upstream = Upstream.none
+  /// The union of every request that reached this future; `nil` if none did.
+  var requested: CancellationOptions?
+  /// Requests that found no running stage to forward to yet (a block is running, or a producer
+  /// has not handed the future over): forwarded when the future binds to another one.
+  var unforwarded: CancellationOptions?
+  /// The producer's request handlers, in registration order.
+  var handlers: ContiguousArray<RequestHandler<T>> = []
+  /// Whether the producer handed the future to another one (``Completion/completeUsing(_:)``).
+  var isClaimed = false
+
+  /// Whether anything must be released or kept when the future completes.
+  var hasRequestState: Bool {
+    if case .none = upstream, requested == nil, handlers.isEmpty { return false }
+    return true
+  }
+}
+
+/// A producer's request handler with its executor (resolved at registration).
+struct RequestHandler<T: Sendable>: Sendable {
+  let executor: Executor
+  let body: @Sendable (CancellationOptions) -> CancelRequestResponse<T>
+}
+
+/// The futures a future waits on, each with the key of its callback there.
+enum Upstream: Sendable {
+  /// Nothing: a producer's own future, a stage whose block is running, or a completed future.
+  case none
+  /// One future (a parent, or the future a block or producer handed over).
+  case one(any RequestNode, RegistrationKey)
+  /// Several (the inputs of a combinator).
+  case many(ContiguousArray<UpstreamLink>)
+
+  /// Removes this future's callbacks from every upstream future. Call it outside any lock.
+  func removeConsumers() {
+    switch self {
+    case .none: break
+    case .one(let node, let key): node.removeConsumer(key)
+    case .many(let links): for link in links where !link.direct { link.node.removeConsumer(link.key) }
+    }
+  }
+}
+
+/// One upstream future and the key of the callback there.
+struct UpstreamLink: Sendable {
+  let node: any RequestNode
+  let key: RegistrationKey
+  /// A direct link (a batch's input): requests reach the input as its own token's would, without
+  /// the tree rule, and the link's callback belongs to the batch, so it is never removed.
+  var direct = false
+}
+
+/// A future as seen by the request machinery, whatever its value type.
+protocol RequestNode: AnyObject, Sendable {
+  /// A request aimed at this future itself (its own token, or its last consumer): records it,
+  /// completes the future if forced, tells the producer, and returns the hops to forward.
+  func processRequest(_ options: CancellationOptions) -> RequestHops
+  /// A request from the consumer whose callback has `key`, applying the tree rule.
+  func consumerRequest(key: RegistrationKey, options: CancellationOptions) -> ConsumerOutcome
+  /// The upstream future removed this consumer instead of forwarding: complete cancelled.
+  func consumerDetached()
+  /// A forward to `node` found this future's callback already handed out.
+  func forwardFoundStale(node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions) -> RequestHops
+  /// Removes a waiting callback.
+  func removeConsumer(_ key: RegistrationKey)
+}
+
+/// What `consumerRequest` decided under the lock.
+private enum ConsumerDecision {
+  case stale, detached, process
+}
+
+/// What a consumer's request did upstream.
+enum ConsumerOutcome {
+  /// The upstream future had already completed: the consumer's stage runs (or ran) meanwhile.
+  case stale
+  /// Other consumers are waiting: the requesting consumer was removed and must complete
+  /// cancelled; the upstream future keeps running.
+  case detached
+  /// The upstream future took the request; these hops go further.
+  case processed(RequestHops)
+}
+
+/// One forward: `from`, a consumer waiting on `to` under `key`, passes a request on.
+struct RequestHop {
+  let from: any RequestNode
+  let to: any RequestNode
+  let key: RegistrationKey
+  let options: CancellationOptions
+  /// Skip the tree rule: the request goes to `to` as its own token's would.
+  var direct = false
+}
+
+/// Forwards to make, usually zero or one.
+struct RequestHops {
+  var first: RequestHop?
+  var more: [RequestHop] = []
+
+  init() {}
+
+  init(_ hop: RequestHop) {
+    first = hop
+  }
+
+  mutating func append(_ hop: RequestHop) {
+    if first == nil { first = hop } else { more.append(hop) }
+  }
+}
+
+/// Follows requests up a chain iteratively, so a request through a very long chain does not grow
+/// the stack.
+func driveRequest(_ hops: RequestHops) {
+  var current = hops.first
+  var waiting = hops.more
+  while let hop = current ?? waiting.popLast() {
+    current = nil
+    let next: RequestHops
+    if hop.direct {
+      next = hop.to.processRequest(hop.options)
+      current = next.first
+      waiting.append(contentsOf: next.more)
+      continue
+    }
+    switch hop.to.consumerRequest(key: hop.key, options: hop.options) {
+    case .processed(let hops): next = hops
+    case .detached:
+      hop.from.consumerDetached()
+      continue
+    case .stale:
+      next = hop.from.forwardFoundStale(node: ObjectIdentifier(hop.to), key: hop.key, options: hop.options)
+    }
+    current = next.first
+    waiting.append(contentsOf: next.more)
+  }
+}
+
+extension Future: RequestNode {
+  /// What `processRequest` decided under the lock.
+  private struct RequestStep {
+    var handlers: ContiguousArray<RequestHandler<T>> = []
+    var forwardTo = Upstream.none
+    var detachFrom = Upstream.none
+    var completeNow = false
+  }
+
+  final func processRequest(_ options: CancellationOptions) -> RequestHops {
+    let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
+    let step = lock.withLock { () -> RequestStep? in
+      guard !machine.isSettled else { return nil }
+      control.requested = (control.requested ?? []).union(options)
+      var step = RequestStep()
+      if tellProducer { step.handlers = control.handlers }
+      step.completeNow = options.contains(.forceThisFutureToBeCancelledImmediately)
+      switch control.upstream {
+      case .none:
+        control.unforwarded = (control.unforwarded ?? []).union(options)
+      case .one, .many:
+        if options.contains(.doNotForwardRequest) {
+          swap(&step.detachFrom, &control.upstream)
+          step.completeNow = true
+        } else {
+          step.forwardTo = control.upstream
+        }
+      }
+      return step
+    }
+    guard let step else { return RequestHops() }
+    if step.completeNow { settle(.cancelled, detachUpstream: false) }
+    step.detachFrom.removeConsumers()
+    for handler in step.handlers { runRequestHandler(handler, options) }
+    var hops = RequestHops()
+    let forwarded = options.subtracting(.forceThisFutureToBeCancelledImmediately)
+    switch step.forwardTo {
+    case .none: break
+    case .one(let node, let key): hops.append(RequestHop(from: self, to: node, key: key, options: forwarded))
+    case .many(let links):
+      for link in links {
+        hops.append(RequestHop(from: self, to: link.node, key: link.key, options: forwarded, direct: link.direct))
+      }
+    }
+    return hops
+  }
+
+  final func consumerRequest(key: RegistrationKey, options: CancellationOptions) -> ConsumerOutcome {
+    var removed: FutureCallback<T>?
+    let decision = lock.withLock { () -> ConsumerDecision in
+      if machine.isSettled { return .stale }
+      if options.contains(.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting) { return .process }
+      switch machine.removeUnlessLast(key) {
+      case .removed(let callback):
+        removed = callback
+        return .detached
+      case .isLast: return .process
+      case .notWaiting: return .stale
+      }
+    }
+    _ = removed  // released here, after unlocking
+    switch decision {
+    case .stale: return .stale
+    case .detached: return .detached
+    case .process: return .processed(processRequest(options))
+    }
+  }
+
+  final func consumerDetached() {
+    settle(.cancelled, detachUpstream: true)
+  }
+
+  final func forwardFoundStale(node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions)
+    -> RequestHops
+  {
+    lock.withLock { () -> RequestHops in
+      guard !machine.isSettled else { return RequestHops() }
+      if case .one(let current, let currentKey) = control.upstream,
+        ObjectIdentifier(current) != node || currentKey != key
+      {
+        // The block handed over another future meanwhile: the request goes there.
+        return RequestHops(RequestHop(from: self, to: current, key: currentKey, options: options))
+      }
+      control.unforwarded = (control.unforwarded ?? []).union(options)
+      return RequestHops()
+    }
+  }
+
+  /// Registers a producer's request handler; a request that arrived earlier is delivered to it
+  /// now. On a completed future the handler is released without running.
+  final func addRequestHandler(_ handler: RequestHandler<T>) {
+    let earlier = lock.withLock { () -> CancellationOptions?? in
+      guard !machine.isSettled else { return .none }
+      control.handlers.append(handler)
+      return .some(control.requested)
+    }
+    if case .some(.some(let options)) = earlier { runRequestHandler(handler, options) }
+  }
+
+  /// Runs one handler on its executor and applies a `.complete` answer (first completion wins).
+  private func runRequestHandler(_ handler: RequestHandler<T>, _ options: CancellationOptions) {
+    if handler.executor.isImmediate {
+      applyResponse(handler.body(options))
+    } else {
+      handler.executor.execute { [self] in applyResponse(handler.body(options)) }
+    }
+  }
+
+  private func applyResponse(_ response: CancelRequestResponse<T>) {
+    if case .complete(let completion) = response {
+      apply(completion, claim: false, detachUpstream: true)
+    }
+  }
+
+  /// Asks for cancellation as this future's own token does.
+  final func requestCancel(_ options: CancellationOptions) {
+    driveRequest(processRequest(options))
+  }
+}

@@ -1,0 +1,109 @@
+/// Waits for many futures of one type.
+///
+/// - ``future`` succeeds with every value (in input order) once all inputs succeeded, and
+///   otherwise ends like the first input that failed or was cancelled, at that moment.
+/// - ``resultsFuture`` completes with every input's result once all inputs completed.
+///
+/// A cancel request on either future, or ``cancel(_:)``, is forwarded to every input that is
+/// still pending, as the input's own token would send it (FutureKit's batch cancellation): the
+/// batch is the one consumer that asks for all of them.
+public final class FutureBatchOf<T: Sendable>: Sendable {
+  /// The inputs, in order.
+  public let subFutures: [Future<T>]
+  /// Every value once all inputs succeeded; the first failure or cancellation otherwise.
+  public let future: Future<[T]>
+  /// Every input's result once all inputs completed.
+  public let resultsFuture: Future<[FutureResult<T>]>
+
+  /// A batch of `futures`. An empty batch completes at once with empty arrays.
+  public init(_ futures: [Future<T>]) {
+    subFutures = futures
+    guard !futures.isEmpty else {
+      future = Future(success: [])
+      resultsFuture = Future(success: [])
+      return
+    }
+    let future = Future<[T]>(pending: ())
+    let resultsFuture = Future<[FutureResult<T>]>(pending: ())
+    let join = FutureJoin(
+      count: futures.count,
+      onFirst: { failed in
+        if let failed {
+          future.settle(futures[failed].nonSuccessResult(as: [T].self), detachUpstream: false)
+        } else {
+          future.settle(.success(futures.map { $0.value! }), detachUpstream: false)
+        }
+      },
+      onAll: {
+        resultsFuture.settle(.success(futures.map { $0.result! }), detachUpstream: false)
+      })
+    // One callback per input serves both futures; both forward requests directly.
+    future.connect(join, to: futures, direct: true)
+    resultsFuture.share(upstreamOf: future)
+    self.future = future
+    self.resultsFuture = resultsFuture
+  }
+
+  /// A batch of `futures`.
+  public convenience init(futures: [Future<T>]) {
+    self.init(futures)
+  }
+
+  /// Requests cancellation of every input that is still pending, as each input's own token
+  /// would.
+  public func cancel(_ options: CancellationOptions = []) {
+    for input in subFutures { input.requestCancel(options) }
+  }
+}
+
+/// Waits for many futures of different types: a ``FutureBatchOf`` whose values are
+/// `any Sendable`.
+public final class FutureBatch: Sendable {
+  private let batch: FutureBatchOf<any Sendable>
+
+  /// A batch of `futures`, in order.
+  public init(_ futures: [any AnyFuture]) {
+    batch = FutureBatchOf(futures.map { $0.anySendableFuture })
+  }
+
+  /// The inputs as futures of `any Sendable`, in order.
+  public var subFutures: [Future<any Sendable>] { batch.subFutures }
+
+  /// Every value once all inputs succeeded; the first failure or cancellation otherwise.
+  public var future: Future<[any Sendable]> { batch.future }
+
+  /// Every input's result once all inputs completed.
+  public var resultsFuture: Future<[FutureResult<any Sendable>]> { batch.resultsFuture }
+
+  /// Requests cancellation of every input that is still pending.
+  public func cancel(_ options: CancellationOptions = []) {
+    batch.cancel(options)
+  }
+}
+
+/// A future of any value type, for ``FutureBatch``.
+public protocol AnyFuture: Sendable {
+  /// This future's result with its value as `any Sendable`. A cancel request on it reaches this
+  /// future.
+  var anySendableFuture: Future<any Sendable> { get }
+}
+
+extension Future: AnyFuture {
+  /// This future's result with its value as `any Sendable` (a derived future on
+  /// ``Executor/immediate``).
+  public final var anySendableFuture: Future<any Sendable> {
+    map(.immediate) { $0 }
+  }
+}
+
+extension Future {
+  /// Makes `other`'s upstream links this future's too (the batch's two futures share the inputs'
+  /// callbacks).
+  final func share(upstreamOf other: Future<some Sendable>) {
+    var links = other.lock.withLock { other.control.upstream }
+    lock.withLock {
+      guard !machine.isSettled else { return }
+      swap(&links, &control.upstream)
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/// Waits for the inputs of a combinator: the core's `CancelJoinStateMachine` hosted beside a
+/// `CoreLock`, as the core's own `CancelJoin` does.
+///
+/// Each input holds one callback that reports whether it succeeded. Two decisions can be
+/// watched: *first* (decided by the first input that does not succeed, or by the last success)
+/// and *all* (decided when every input has completed). The decisions run after unlocking.
+final class FutureJoin: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
+  // `lock.withLock`; the closures are immutable.
+
+  private let lock = CoreLock()
+  @exclusivity(unchecked) private var first: CancelJoinStateMachine?
+  @exclusivity(unchecked) private var all: CancelJoinStateMachine?
+  private let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
+  private let onAll: (@Sendable () -> Void)?
+
+  /// A join of `count` inputs (at least one).
+  ///
+  /// - Parameters:
+  ///   - onFirst: called once, with the index of the first input that did not succeed, or `nil`
+  ///     once every input succeeded.
+  ///   - onAll: called once every input has completed.
+  init(
+    count: Int, onFirst: (@Sendable (_ failedInput: Int?) -> Void)?, onAll: (@Sendable () -> Void)? = nil
+  ) {
+    // Under `.allCancelled` a "not cancelled" outcome decides alone: report a success as
+    // "cancelled" and anything else as "not cancelled".
+    first = onFirst == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
+    all = onAll == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
+    self.onFirst = onFirst
+    self.onAll = onAll
+  }
+
+  /// Counts input `index`'s completion.
+  func operandCompleted(_ index: Int, succeeded: Bool) {
+    let (firstDecision, allDecided) = lock.withLock { () -> (CancelJoinStateMachine.Decision?, Bool) in
+      var firstDecision: CancelJoinStateMachine.Decision?
+      if first?.operandCompleted(index, cancelled: succeeded) != nil { firstDecision = first?.takeDecision() }
+      let allDecided = all?.operandCompleted(index, cancelled: true) != nil
+      if allDecided { _ = all?.takeDecision() }
+      return (firstDecision, allDecided)
+    }
+    if let firstDecision { onFirst?(firstDecision.cancelled ? nil : firstDecision.operand) }
+    if allDecided { onAll?() }
+  }
+}
+
+/// A future of any value type, as an input of a combinator.
+protocol JoinInput: RequestNode {
+  /// Registers the join's callback for input `index`; `nil` if it ran at once.
+  func observeJoin(_ join: FutureJoin, index: Int) -> RegistrationKey?
+  /// This input's result when it did not succeed, as a result of another type.
+  func nonSuccessResult<R>(as type: R.Type) -> FutureResult<R>
+}
+
+extension Future: JoinInput {
+  final func observeJoin(_ join: FutureJoin, index: Int) -> RegistrationKey? {
+    observe(.join(join, index))
+  }
+
+  final func nonSuccessResult<R>(as type: R.Type) -> FutureResult<R> {
+    if case .fail(let error) = result { return .fail(error) }
+    return .cancelled
+  }
+}
+
+extension Future {
+  /// Connects `join` to `inputs` and makes them `self`'s upstream, so requests on `self` reach
+  /// them (`direct`: as their own tokens' would; otherwise through the tree rule).
+  final func connect(_ join: FutureJoin, to inputs: [any JoinInput], direct: Bool) {
+    var links = ContiguousArray<UpstreamLink>()
+    for (index, input) in inputs.enumerated() {
+      if let key = input.observeJoin(join, index: index) {
+        links.append(UpstreamLink(node: input, key: key, direct: direct))
+      }
+    }
+    // `self` is not handed out yet, so no request can have arrived before this.
+    var leftover = Upstream.many(links)
+    lock.withLock {
+      guard !machine.isSettled else { return }
+      swap(&leftover, &control.upstream)
+    }
+    leftover.removeConsumers()  // decided already: leave the inputs still pending
+  }
+}
+
+/// The future of all of `inputs`' values: it succeeds with `values()` once every input
+/// succeeded, and otherwise ends like the first input that did not succeed.
+func joinFutures<R: Sendable>(_ inputs: [any JoinInput], values: @escaping @Sendable () -> R) -> Future<R> {
+  let output = Future<R>(pending: ())
+  let join = FutureJoin(count: inputs.count) { failed in
+    if let failed {
+      output.settle(inputs[failed].nonSuccessResult(as: R.self), detachUpstream: true)
+    } else {
+      output.settle(.success(values()), detachUpstream: false)
+    }
+  }
+  output.connect(join, to: inputs, direct: false)
+  return output
+}

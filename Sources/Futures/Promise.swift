@@ -1,0 +1,101 @@
+/// The producer side of a ``Future``: it completes the future and answers cancel requests.
+///
+/// ```swift
+/// let promise = Futures.Promise<Data>()
+/// promise.onRequestCancel(.immediate) { _ in
+///   task.cancel()
+///   return .continue          // the download completes with completeWithCancel() later
+/// }
+/// return promise.future
+/// ```
+///
+/// The first completion wins; later ones change nothing (``tryComplete(_:)`` reports which).
+/// Request handlers and a `.complete` answer are kept by the future itself, so they work even
+/// after this object is released.
+///
+/// `Promises.Promise` (the PromiseKit-style module) has the same name; in a file that imports
+/// both, write `Futures.Promise`.
+public final class Promise<T: Sendable>: Sendable {
+  /// The future this promise completes.
+  public let future: Future<T>
+
+  /// A promise with a pending future.
+  public init() {
+    future = Future(pending: ())
+  }
+
+  /// Completes the future with `value`, unless it already completed.
+  public func completeWithSuccess(_ value: T) {
+    _ = future.apply(.success(value), claim: true, detachUpstream: true)
+  }
+
+  /// Fails the future with `error`, unless it already completed.
+  public func completeWithFail(_ error: any Error) {
+    _ = future.apply(.fail(error), claim: true, detachUpstream: true)
+  }
+
+  /// Completes the future as cancelled, unless it already completed.
+  public func completeWithCancel() {
+    _ = future.apply(.cancelled, claim: true, detachUpstream: true)
+  }
+
+  /// Completes the future as cancelled, unless it already completed. The same as
+  /// ``completeWithCancel()``.
+  public func completeWithCancellation() {
+    completeWithCancel()
+  }
+
+  /// Completes the future with `completion`, unless it already completed.
+  public func complete(_ completion: Completion<T>) {
+    _ = tryComplete(completion)
+  }
+
+  /// Completes the future with `completion` if nothing completed it first.
+  ///
+  /// ``Completion/completeUsing(_:)`` counts as a completion: it wins if the future was still
+  /// pending and not already handed over, and from then on other producer completions lose.
+  /// Cancel requests can still end the future (a forced request, or a handler answering
+  /// `.complete`).
+  ///
+  /// - Returns: whether this call completed (or handed over) the future.
+  @discardableResult
+  public func tryComplete(_ completion: Completion<T>) -> Bool {
+    future.apply(completion, claim: true, detachUpstream: true)
+  }
+
+  /// Completes the future with whatever `other` ends with; cancel requests on the future are
+  /// forwarded to `other`. The same as `complete(.completeUsing(other))`.
+  public func completeUsingFuture(_ other: Future<T>) {
+    complete(.completeUsing(other))
+  }
+
+  /// Registers a handler for cancel requests on the future.
+  ///
+  /// - Every request reaching the future runs every handler once, in registration order, each
+  ///   on its executor. A request made before any handler was registered is kept and delivered
+  ///   to each handler when it registers.
+  /// - Answer ``CancelRequestResponse/continue`` to keep going (then complete later, for example
+  ///   with ``completeWithCancel()``), or ``CancelRequestResponse/complete(_:)`` to complete now;
+  ///   the first completion wins and is applied even if this promise was released.
+  /// - Requests after the future completed change nothing, and handlers are released once it
+  ///   completes.
+  ///
+  /// - Parameters:
+  ///   - executor: where `handler` runs; ``Executor/primary`` by default.
+  ///   - handler: the producer's answer, given the request's options.
+  public func onRequestCancel(
+    _ executor: Executor = .primary,
+    handler: @escaping @Sendable (CancellationOptions) -> CancelRequestResponse<T>
+  ) {
+    future.addRequestHandler(RequestHandler(executor: executor.resolvedForRegistration, body: handler))
+  }
+
+  /// Completes the future as cancelled as soon as a cancel request reaches it.
+  public func automaticallyCancelOnRequestCancel() {
+    onRequestCancel(.immediate) { _ in .complete(.cancelled) }
+  }
+
+  /// Whether a cancel request has reached the future. Producers that poll check it between
+  /// steps of their work.
+  public var isCancellationRequested: Bool { future.isCancellationRequested }
+}
