@@ -33,14 +33,14 @@ let tokenAndAdapterScenarios: [Scenario] = [
     name: "tokens-http", summary: "A token cancels a slow HTTP download mid-transfer; the server sees the hang-up"
   ) {
     report in
-    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 500, chunkInterval: .milliseconds(10))
+    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 100_000, chunkInterval: .milliseconds(10))
     defer { server.stop() }
     let request = CancellationRequest()
     let outcome = Outcome<DataResponse>()
     URLSession.shared.dataTask(
       with: URLRequest(url: server.baseURL.appendingPathComponent("slow")), token: request.token
     ) { outcome.deliver($0) }
-    report.say("downloading 500 KB from \(server.baseURL), 1 KB every 10 ms")
+    report.say("downloading 100 MB from \(server.baseURL), 1 KB every 10 ms")
     await server.answerStarted(path: "/slow")
     try await Task.sleep(for: .milliseconds(100))  // let some of the body flow: this is a demo
     let cancelledAt = ContinuousClock.now
@@ -52,9 +52,9 @@ let tokenAndAdapterScenarios: [Scenario] = [
     )
     try require(result.isCancellation && end.clientClosedEarly, "the transfer was not stopped: \(result)")
   },
-  Scenario(name: "async-timer", summary: "Cancelling a task stops a 10 s Dispatch timer and releases its closure") {
+  Scenario(name: "async-timer", summary: "Cancelling a task stops a one-hour Dispatch timer and releases its closure") {
     report in
-    let work = DispatchQueue.global().scheduledWork(after: .seconds(10)) { "fired" }
+    let work = DispatchQueue.global().scheduledWork(after: .seconds(3_600)) { "fired" }
     let task = Task { try await work.run() }
     try await Task.sleep(for: .milliseconds(50))
     let cancelledAt = ContinuousClock.now

@@ -53,7 +53,11 @@ public final class LocalHTTPServer: @unchecked Sendable {
   private var stopped = false
 
   /// Binds to an ephemeral port on 127.0.0.1 and starts accepting connections.
-  public init(chunkSize: Int = 1024, chunkCount: Int = 500, chunkInterval: Duration = .milliseconds(20)) throws {
+  ///
+  /// The default timing makes `/slow` and `/echo` last over half an hour: a test that cancels
+  /// "mid-transfer" stays mid-transfer however long a loaded machine delays it (a parallel test
+  /// run can hold every cooperative thread for many seconds).
+  public init(chunkSize: Int = 1024, chunkCount: Int = 100_000, chunkInterval: Duration = .milliseconds(20)) throws {
     self.chunkSize = chunkSize
     self.chunkCount = chunkCount
     self.chunkInterval = chunkInterval

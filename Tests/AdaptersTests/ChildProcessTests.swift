@@ -66,7 +66,7 @@ struct ChildProcessTests {
     // The end is timed in the completion itself: when the suite runs in parallel, blocking tests
     // can hold the cooperative pool, and the awaiting task may resume much later than that.
     let result = await withCheckedContinuation { continuation in
-      let launched = ChildProcess.run(Self.sleep, arguments: ["30"], signal: source.signal) { result in
+      let launched = ChildProcess.run(Self.sleep, arguments: ["3600"], signal: source.signal) { result in
         endedAt.value = .now
         continuation.resume(returning: result)
       }
@@ -90,7 +90,7 @@ struct ChildProcessTests {
     let source = CancelSource()
     let pid = PIDBox()
     async let result = Self.run(
-      Self.shell, ["-c", "trap '' TERM; echo ready > \(fifo); exec sleep 30"], signal: source.signal,
+      Self.shell, ["-c", "trap '' TERM; echo ready > \(fifo); exec sleep 3600"], signal: source.signal,
       gracePeriod: .seconds(5), scheduler: time
     ) { pid.value = $0 }
     // Reading the FIFO blocks until the child writes, after it installed its trap: no sleeping.
@@ -122,7 +122,7 @@ struct ChildProcessTests {
     let source = CancelSource()
     source.cancel()
     let pid = PIDBox()
-    let result = await Self.run(Self.sleep, ["30"], signal: source.signal) { pid.value = $0 }
+    let result = await Self.run(Self.sleep, ["3600"], signal: source.signal) { pid.value = $0 }
     #expect(result.isCancellation)
     #expect(pid.value == nil)
   }

@@ -27,7 +27,7 @@ struct URLSessionTests {
   }
 
   @Test func cancellingMidTransferEndsCancelledAndTheServerSeesTheConnectionClose() async throws {
-    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 500, chunkInterval: .milliseconds(20))
+    let server = try LocalHTTPServer()
     let source = CancelSource()
     async let result = Self.data(.shared, server.baseURL.appendingPathComponent("slow"), signal: source.signal)
     await server.answerStarted(path: "/slow")  // the body is streaming: cancel mid-transfer
@@ -42,7 +42,7 @@ struct URLSessionTests {
     let slowEnd = await server.connectionEnd(number: 1)
     #expect(slowEnd.path == "/slow")
     #expect(slowEnd.clientClosedEarly)
-    #expect(slowEnd.bodyBytesSent < 500 * 1024)
+    #expect(slowEnd.bodyBytesSent < 100_000 * 1024)
   }
 
   @Test func aRefusedConnectionFailsClearlyAndIsNotACancellation() async throws {
@@ -96,7 +96,7 @@ struct URLSessionTests {
   }
 
   @Test func cancellingAnUploadEndsCancelled() async throws {
-    let server = try LocalHTTPServer(chunkSize: 1, chunkCount: 500, chunkInterval: .milliseconds(20))
+    let server = try LocalHTTPServer(chunkSize: 1)
     let source = CancelSource()
     var request = URLRequest(url: server.baseURL.appendingPathComponent("echo"))
     request.httpMethod = "POST"
