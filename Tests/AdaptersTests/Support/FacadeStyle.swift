@@ -1,5 +1,6 @@
 import Adapters
 import Foundation
+import Futures
 import TestSupport
 import Testing
 import Tokens
@@ -13,6 +14,8 @@ enum FacadeStyle: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case token
   /// `work.start(signal:)`; cancelled by a core `CancelSource`.
   case signal
+  /// `work.future()`; cancelled by a request through the future's `CancelToken`.
+  case future
 
   var testDescription: String { rawValue }
 }
@@ -69,6 +72,9 @@ extension CancellableWork {
       let box = OutcomeBox<Value>()
       observed.start(token: request.token) { box.deliver($0) }
       started = StartedWork(cancel: { request.cancel() }, outcome: { await box.waitForTheOnlyOutcome() })
+    case .future:
+      let future = observed.future()
+      started = StartedWork(cancel: { future.getCancelToken().cancel() }, outcome: { await future.outcome() })
     case .signal:
       let source = CancelSource()
       let box = OutcomeBox<Value>()
@@ -82,5 +88,15 @@ extension CancellableWork {
   /// Runs this work to its end in `style`, without cancelling it.
   func outcome(as style: FacadeStyle) async -> Result<Value, any Error> {
     await start(as: style).outcome()
+  }
+}
+
+extension Future {
+  /// The future's result as a `Result` (`.cancelled` as `CancellationError()`), awaited without
+  /// the async bridge under test.
+  func outcome() async -> Result<T, any Error> {
+    await withCheckedContinuation { continuation in
+      onComplete(.immediate) { continuation.resume(returning: $0.swiftResult) }
+    }
   }
 }
