@@ -1,0 +1,101 @@
+import CancelCore
+
+/// The cancellation state shared by every member of one cancellable chain.
+///
+/// Every ``CancellablePromise`` made from another by chaining (`then`, `map`, `done`, `catch`,
+/// and the rest) shares its context, so ``cancel(error:)`` on any member, on the context itself,
+/// or on the finalizer `catch` returns cancels the whole chain:
+///
+/// - every member still pending is rejected with the error (``PMKError/cancelled`` by default),
+///   **synchronously**, before `cancel` returns — including a stage whose body is running right
+///   now (its eventual value or error is then ignored: the first resolution wins);
+/// - every registered ``CancellableTask`` has its `cancel()` called exactly once;
+/// - no body of the chain **starts** after `cancel` returned (`ensure` and `finally` bodies, and
+///   `catch`/`recover` bodies that handle the error, still run: they are how a cancelled chain
+///   ends);
+/// - sub-chains that bodies returned, and the inputs of the combinators built without
+///   `autoCancel:`, are linked to the context, so the cancel reaches them too.
+///
+/// Cancelling twice changes nothing: the first error stays. The context is built on the core's
+/// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
+///
+/// A chain that neither settles nor is cancelled keeps its members alive (each pending member is
+/// registered with its context until it settles).
+public final class CancelContext: Cancellable, Sendable {
+  /// The core source whose cancellation is the chain's cancellation.
+  let source = CancelStorage()
+  /// Cancelled (as a flag) once a cancel rejected at least one member.
+  let rejectedMember = CancelStorage()
+
+  init() {}
+
+  /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
+  /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.
+  init(branchOf upstream: CancelContext) {
+    _ = upstream.source.link(to: source)
+  }
+
+  /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
+  public func cancel() {
+    cancel(error: PMKError.cancelled)
+  }
+
+  /// Cancels the chain with `error`: every pending member is rejected with it, synchronously, and
+  /// every registered task is cancelled once. Does nothing if the chain was already cancelled.
+  ///
+  /// - Parameter error: the rejection error (the first one given wins).
+  public func cancel(error: Error) {
+    _ = source.cancel(reason: error)
+  }
+
+  /// PromiseKit 7's other spelling of ``cancel(error:)``.
+  ///
+  /// - Parameter error: the rejection error.
+  public func cancel(with error: Error) {
+    cancel(error: error)
+  }
+
+  /// Whether a cancel rejected at least one member. `false` on a chain that finished before it was
+  /// cancelled (unlike PromiseKit 7, which reports `true`).
+  public var isCancelled: Bool { rejectedMember.isCancelled }
+
+  /// Whether ``cancel(error:)`` was called (even if the chain had already finished).
+  public var cancelAttempted: Bool { source.isCancelled }
+
+  /// The error the chain was cancelled with (the first one), or `nil`.
+  public var cancelledError: Error? { source.reason }
+
+  // MARK: Members, tasks, links
+
+  /// Makes `member`'s promise a member: a cancel rejects it while it is pending. The registration
+  /// is removed as soon as the promise settles, so a long-lived context stays small.
+  func adopt<T>(_ member: CancellablePromise<T>) {
+    // The handler captures only the member (no closure context to allocate).
+    let registration = source.register(
+      .onCancelWithReason { reason in
+        if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
+      })
+    if registration.isActive { member.promise.observe(.unregister(registration)) }
+  }
+
+  func markRejected() {
+    _ = rejectedMember.cancel(reason: PMKError.cancelled)
+  }
+
+  /// Calls `task.cancel()` (once) and `reject` when the chain is cancelled; at once if it already
+  /// was.
+  func append(task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?) {
+    guard task != nil || reject != nil else { return }
+    _ = source.register(
+      .onCancelWithReason { reason in
+        task?.cancel()
+        reject?(reason)
+      })
+  }
+
+  /// Links `other` so that cancelling this context cancels it too (with the same error).
+  func append(_ other: CancelContext) {
+    guard other !== self else { return }
+    _ = other.source.link(to: source)
+  }
+}

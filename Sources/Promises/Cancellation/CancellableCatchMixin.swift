@@ -1,0 +1,197 @@
+import CancelCore
+import Dispatch
+
+/// The error-handling half of a cancellable chain: PromiseKit 7's `CancellableCatchMixin`.
+///
+/// `catch` returns a ``CancellableFinalizer`` that can still cancel the chain. `ensure`,
+/// `ensureThen` and `finally` bodies **always** run, cancelled or not, so a cancelled chain never
+/// silently disappears. A `recover` starts its own branch: when it handles a cancellation, the
+/// branch after it continues, while the rest of the chain stays cancelled.
+public protocol CancellableCatchMixin: CancellableThenable {}
+
+extension CancellableCatchMixin {
+  /// Runs `body` with the error if the chain is rejected (and `policy` covers the error) and ends
+  /// the chain.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - policy: whether cancellations reach `body`; by default they do not.
+  ///   - body: handles the error.
+  /// - Returns: a finalizer that can still cancel the chain and whose `finally` always runs.
+  @discardableResult
+  public func `catch`(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
+    _ body: @escaping @Sendable (Error) -> Void
+  ) -> CancellableFinalizer {
+    CancellableFinalizer(promise.catch(on: on, flags: flags, policy: policy, body), context: cancelContext)
+  }
+
+  /// Replaces a rejection (that `policy` covers) with the thenable `body` returns.
+  ///
+  /// The result starts a branch of the chain: cancelling the branch also cancels the chain before
+  /// it, but a cancel of the chain before it reaches the branch only as the error `body` handles
+  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7).
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - policy: whether cancellations reach `body` (not by default).
+  ///   - body: returns the replacement.
+  /// - Returns: the first member of the branch.
+  public func recover<V: Thenable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
+    _ body: @escaping @Sendable (Error) throws -> V
+  ) -> CancellablePromise<T> where V.T == T {
+    let branch = CancelContext(branchOf: cancelContext)
+    return CancellablePromise(promise.recover(on: on, flags: flags, policy: policy, body), cancelContext: branch)
+  }
+
+  /// Replaces a rejection (that `policy` covers) with the cancellable chain `body` returns, which
+  /// is linked to the branch (cancelling the branch cancels it). See
+  /// ``recover(on:flags:policy:_:)-(_,_,_,(Error)->V)``.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - policy: whether cancellations reach `body` (not by default).
+  ///   - body: returns the replacement chain.
+  /// - Returns: the first member of the branch.
+  public func cancellableRecover<V: CancellableThenable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
+    _ body: @escaping @Sendable (Error) throws -> V
+  ) -> CancellablePromise<T> where V.T == T {
+    let branch = CancelContext(branchOf: cancelContext)
+    let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> Promise<T> in
+      let returned = try body(error)
+      branch.append(returned.cancelContext)
+      return returned.promise
+    }
+    return CancellablePromise(recovered, cancelContext: branch)
+  }
+
+  /// Runs `body` when this member resolves, either way (also after a cancel), then resolves the
+  /// new member like this one.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: the clean-up; it always runs.
+  /// - Returns: a new member of this chain.
+  public func ensure(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable () -> Void
+  ) -> CancellablePromise<T> {
+    CancellablePromise(promise.ensure(on: on, flags: flags, body), cancelContext: cancelContext)
+  }
+
+  /// Runs `body` when this member resolves, either way (also after a cancel), waits for the
+  /// cancellable chain it returns (linked to this chain), then resolves the new member like this
+  /// one.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: starts the clean-up; it always runs.
+  /// - Returns: a new member of this chain.
+  public func ensureThen(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable () -> CancellablePromise<Void>
+  ) -> CancellablePromise<T> {
+    let context = cancelContext
+    let ensured = promise.ensureThen(on: on, flags: flags) { () -> Guarantee<Void> in
+      let cleanup = body()
+      context.append(cleanup.cancelContext)
+      let done = Guarantee<Void>(pending: ())
+      cleanup.promise.pipe { _ in done.settle(()) }
+      return done
+    }
+    return CancellablePromise(ensured, cancelContext: context)
+  }
+
+  /// Runs `body` when this member resolves, either way (also after a cancel), and ends the chain.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: the final step; it always runs.
+  public func finally(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable () -> Void
+  ) {
+    promise.finally(on: on, flags: flags, body)
+  }
+
+  /// Ends the chain, logging a rejection that is not a cancellation (see ``CatchMixin/cauterize()``).
+  public func cauterize() {
+    promise.cauterize()
+  }
+}
+
+extension CancellableCatchMixin where T == Void {
+  /// Handles a rejection (that `policy` covers) by running `body`; starts a branch like
+  /// ``recover(on:flags:policy:_:)-(_,_,_,(Error)->V)``.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - policy: whether cancellations reach `body`.
+  ///   - body: handles the error; may rethrow.
+  /// - Returns: the first member of the branch.
+  public func recover(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
+    _ body: @escaping @Sendable (Error) throws -> Void
+  ) -> CancellablePromise<Void> {
+    let branch = CancelContext(branchOf: cancelContext)
+    return CancellablePromise(promise.recover(on: on, flags: flags, policy: policy, body), cancelContext: branch)
+  }
+}
+
+/// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
+/// ``finally(on:flags:_:)`` once the chain ended, however it ended.
+public final class CancellableFinalizer: Cancellable, Sendable {
+  let finalizer: PMKFinalizer
+  /// The chain's shared cancellation state.
+  public let cancelContext: CancelContext
+
+  init(_ finalizer: PMKFinalizer, context: CancelContext) {
+    self.finalizer = finalizer
+    cancelContext = context
+  }
+
+  /// Cancels the chain with ``PMKError/cancelled``.
+  public func cancel() {
+    cancelContext.cancel()
+  }
+
+  /// Cancels the chain with `error`.
+  ///
+  /// - Parameter error: the rejection error.
+  public func cancel(error: Error) {
+    cancelContext.cancel(error: error)
+  }
+
+  /// Whether a cancel rejected at least one member of the chain.
+  public var isCancelled: Bool { cancelContext.isCancelled }
+
+  /// Whether `cancel` was called on the chain.
+  public var cancelAttempted: Bool { cancelContext.cancelAttempted }
+
+  /// Runs `body` once the chain ended, cancelled or not.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     thread that ended the chain.
+  ///   - flags: the dispatch flags.
+  ///   - body: the final step.
+  public func finally(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable () -> Void
+  ) {
+    finalizer.finally(on: on, flags: flags, body)
+  }
+}

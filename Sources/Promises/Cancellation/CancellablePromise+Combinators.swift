@@ -1,0 +1,268 @@
+import CancelCore
+
+// MARK: firstly, hang
+
+/// Runs `body` at once and returns a new chain resolved like the cancellable chain it returns;
+/// that chain is linked (cancelling the result cancels it). If `body` throws, the result is
+/// rejected with the error.
+///
+/// - Parameter body: starts the chain.
+/// - Returns: the first member of the resulting chain.
+public func firstly<V: CancellableThenable>(execute body: () throws -> V) -> CancellablePromise<V.T> {
+  do {
+    let first = try body()
+    let result = CancellablePromise(first.promise, cancelContext: CancelContext())
+    result.cancelContext.append(first.cancelContext)
+    return result
+  } catch {
+    return CancellablePromise(error: error)
+  }
+}
+
+/// Waits for `promise` and returns its value or throws its error. See ``hang(_:)-(Promise<T>)``.
+///
+/// - Parameter promise: the cancellable promise to wait for.
+/// - Returns: its value.
+public func hang<T: Sendable>(_ promise: CancellablePromise<T>) throws -> T {
+  try hang(promise.promise)
+}
+
+// MARK: How the combinators treat their inputs
+
+/// The three spellings of the cancellable combinators (DESIGN.md §4.2).
+enum InputPolicy {
+  /// PromiseKit 7 (no `autoCancel:`): the inputs are members of the result's chain.
+  case members
+  /// CancellablePromiseKit `autoCancel: true`: other inputs are cancelled when the result settles
+  /// and when it is cancelled.
+  case autoCancel
+  /// CancellablePromiseKit `autoCancel: false`: inputs are never touched.
+  case untouched
+
+  init(autoCancel: Bool) {
+    self = autoCancel ? .autoCancel : .untouched
+  }
+
+  /// Wraps `combined` (the combination of `inputs`' promises) in a new chain and applies the
+  /// policy.
+  func result<T, U>(_ combined: Promise<U>, inputs: [CancellablePromise<T>]) -> CancellablePromise<U> {
+    let result = CancellablePromise(combined, cancelContext: CancelContext())
+    switch self {
+    case .members:
+      for input in inputs { result.cancelContext.append(input.cancelContext) }
+    case .autoCancel:
+      for input in inputs { result.cancelContext.append(input.cancelContext) }
+      result.promise.pipe { _ in
+        for input in inputs where input.isPending { input.cancel() }
+      }
+    case .untouched:
+      break
+    }
+    return result
+  }
+}
+
+// MARK: race
+
+/// PromiseKit 7's cancellable `race`: resolves like the first input to resolve. The inputs are
+/// members of the result's chain (cancelling the result cancels them); a rejecting input cancels
+/// the others; a fulfilling one leaves them running. An empty array rejects with
+/// ``PMKError/badInput``.
+///
+/// - Parameter promises: the competitors.
+/// - Returns: a new chain resolved like the winner.
+public func race<T: Sendable>(_ promises: [CancellablePromise<T>]) -> CancellablePromise<T> {
+  let result = InputPolicy.members.result(race(promises.map(\.promise)), inputs: promises)
+  result.promise.pipe { outcome in
+    guard case .failure = outcome else { return }
+    for input in promises where input.isPending { input.cancel() }
+  }
+  return result
+}
+
+/// PromiseKit 7's cancellable `race` (variadic). See ``race(_:)-([CancellablePromise<T>])``.
+///
+/// - Parameter promises: the competitors.
+/// - Returns: a new chain resolved like the winner.
+public func race<T: Sendable>(_ promises: CancellablePromise<T>...) -> CancellablePromise<T> {
+  race(promises)
+}
+
+/// CancellablePromiseKit's `race`: resolves like the first input to resolve. With
+/// `autoCancel: true` every other input is cancelled as soon as one wins, and all are cancelled if
+/// the result is; with `false` the inputs are never touched.
+///
+/// - Parameters:
+///   - promises: the competitors; none rejects with ``PMKError/badInput``.
+///   - autoCancel: whether the losers are cancelled.
+/// - Returns: a new chain resolved like the winner.
+public func race<T: Sendable>(_ promises: [CancellablePromise<T>], autoCancel: Bool) -> CancellablePromise<T> {
+  InputPolicy(autoCancel: autoCancel).result(race(promises.map(\.promise)), inputs: promises)
+}
+
+// MARK: when
+
+/// PromiseKit 7's cancellable `when(fulfilled:)`: waits for every input to fulfil, rejects as soon
+/// as one rejects. The inputs are members of the result's chain: cancelling the result cancels
+/// them. A settled result leaves the other inputs alone.
+///
+/// - Parameter promises: the inputs.
+/// - Returns: a new chain fulfilled with every value, in order.
+public func when<T: Sendable>(fulfilled promises: [CancellablePromise<T>]) -> CancellablePromise<[T]> {
+  InputPolicy.members.result(when(fulfilled: promises.map(\.promise)), inputs: promises)
+}
+
+/// PromiseKit 7's cancellable `when(fulfilled:)` (variadic).
+///
+/// - Parameter promises: the inputs.
+/// - Returns: a new chain fulfilled with every value, in order.
+public func when<T: Sendable>(fulfilled promises: CancellablePromise<T>...) -> CancellablePromise<[T]> {
+  when(fulfilled: promises)
+}
+
+/// CancellablePromiseKit's `when(fulfilled:autoCancel:)`: with `autoCancel: true`, the other
+/// inputs are cancelled as soon as the result settles (one rejected) and when the result is
+/// cancelled; with `false` they are never touched.
+///
+/// - Parameters:
+///   - promises: the inputs.
+///   - autoCancel: whether the other inputs are cancelled.
+/// - Returns: a new chain fulfilled with every value, in order.
+public func when<T: Sendable>(fulfilled promises: [CancellablePromise<T>], autoCancel: Bool) -> CancellablePromise<[T]>
+{
+  InputPolicy(autoCancel: autoCancel).result(when(fulfilled: promises.map(\.promise)), inputs: promises)
+}
+
+/// PromiseKit 7's cancellable `when(resolved:)`: waits for every input to resolve; never rejects
+/// unless cancelled. The inputs are members of the result's chain.
+///
+/// - Parameter promises: the inputs.
+/// - Returns: a new chain fulfilled with every result, in order.
+public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> CancellablePromise<[Result<T, Error>]> {
+  InputPolicy.members.result(when(resolved: promises.map(\.promise)).asPromise(), inputs: promises)
+}
+
+/// PromiseKit 7's cancellable `when(resolved:)` (variadic).
+///
+/// - Parameter promises: the inputs.
+/// - Returns: a new chain fulfilled with every result, in order.
+public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> CancellablePromise<[Result<T, Error>]> {
+  when(resolved: promises)
+}
+
+/// CancellablePromiseKit's `when(resolved:autoCancel:)`: with `autoCancel: true` cancelling the
+/// result cancels the inputs; with `false` they are never touched.
+///
+/// - Parameters:
+///   - promises: the inputs.
+///   - autoCancel: whether cancelling the result cancels the inputs.
+/// - Returns: a new chain fulfilled with every result, in order.
+public func when<T: Sendable>(
+  resolved promises: [CancellablePromise<T>], autoCancel: Bool
+) -> CancellablePromise<[Result<T, Error>]> {
+  InputPolicy(autoCancel: autoCancel).result(when(resolved: promises.map(\.promise)).asPromise(), inputs: promises)
+}
+
+/// CancellablePromiseKit's `when(_:while:)`: resolves like `promise`, unless `cancelPromise`
+/// rejects first, in which case it rejects with that error. Use it with
+/// ``CancellablePromise/init(wrapper:)``, whose `cancelPromise` rejects on cancel.
+///
+/// - Parameters:
+///   - promise: the work.
+///   - cancelPromise: rejects when the work should be abandoned.
+/// - Returns: a promise resolved like `promise` or rejected by `cancelPromise`.
+public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promise<Void>) -> Promise<T> {
+  let result = Promise<T>(pending: ())
+  promise.pipe { result.settle($0) }
+  cancelPromise.pipe { outcome in
+    if case .failure(let error) = outcome { result.settle(.failure(error)) }
+  }
+  return result
+}
+
+// MARK: when(fulfilled:concurrently:)
+
+/// Pulls cancellable promises from `promiseIterator`, keeping at most `concurrently` of them
+/// pending, and fulfils with every value in the order they were pulled; rejects as soon as one
+/// rejects (and pulls no more).
+///
+/// Each pulled promise is linked to the result's chain: cancelling the result cancels the ones in
+/// flight, and no new one is pulled afterwards. The iterator is only ever called by one thread at
+/// a time, never under a lock.
+///
+/// - Parameters:
+///   - promiseIterator: makes the work lazily (for example `urls.lazy.map { download($0) }.makeIterator()`).
+///   - concurrently: the most promises pending at once (at least 1).
+/// - Returns: a new chain fulfilled with every value, in pull order.
+public func when<It: IteratorProtocol, T: Sendable>(
+  fulfilled promiseIterator: It, concurrently: Int
+) -> CancellablePromise<[T]> where It.Element == CancellablePromise<T> {
+  precondition(concurrently > 0, "concurrently must be at least 1")
+  let result = CancellablePromise<[T]>.pending().promise
+  let puller = ConcurrentPuller(iterator: promiseIterator, limit: concurrently, result: result)
+  puller.request()
+  return result
+}
+
+/// The state of one `when(fulfilled:concurrently:)`.
+///
+/// Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
+/// never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
+/// exception), makes one thread at a time the drainer, and each run starts after the lock release
+/// that ended the previous one. The iterator (user code) is called by the drainer, never under the
+/// lock.
+final class ConcurrentPuller<It: IteratorProtocol, T: Sendable>: RunRequester, @unchecked Sendable
+where It.Element == CancellablePromise<T> {
+  private let lock = CoreLock()
+  @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
+  private let result: CancellablePromise<[T]>
+  private let limit: Int
+  // Drainer-confined state.
+  private var iterator: It
+  private var exhausted = false
+  private var started = false
+  private var active = 0
+  private var pulled: [CancellablePromise<T>] = []
+
+  init(iterator: It, limit: Int, result: CancellablePromise<[T]>) {
+    self.iterator = iterator
+    self.limit = limit
+    self.result = result
+  }
+
+  /// Asks for a run (the start, or one pulled promise resolved); runs now if nobody else is.
+  func request() {
+    guard lock.withLock({ drain.request() }) else { return }
+    repeat { run() } while lock.withLock { drain.finishedRun() }
+  }
+
+  private func run() {
+    if started { active -= 1 } else { started = true }
+    guard result.promise.isPending else { return }
+    while !exhausted, active < limit, !result.cancelAttempted {
+      guard let next = iterator.next() else {
+        exhausted = true
+        break
+      }
+      active += 1
+      pulled.append(next)
+      result.cancelContext.append(next.cancelContext)
+      let result = result.promise
+      // Captured as an existential so the closure does not capture the iterator's type.
+      let requester: any RunRequester = self
+      next.promise.pipe { outcome in
+        if case .failure(let error) = outcome { result.settle(.failure(error)) }
+        requester.request()
+      }
+    }
+    if exhausted, active == 0 {
+      result.promise.settle(.success(pulled.map { $0.value! }))
+    }
+  }
+}
+
+/// Something that performs serialized runs on request.
+protocol RunRequester: AnyObject, Sendable {
+  /// Asks for a run.
+  func request()
+}

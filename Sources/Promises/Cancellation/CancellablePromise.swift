@@ -1,0 +1,186 @@
+import CancelCore
+
+/// A promise that belongs to a cancellable chain: PromiseKit 7's `CancellablePromise`, with
+/// CancellablePromiseKit's initializers.
+///
+/// It wraps its own ``Promise`` (``promise``) and shares one ``CancelContext`` with every member
+/// of its chain. ``cancel(error:)`` (on any member) rejects every pending member of the chain with
+/// the error, synchronously, and cancels every registered ``CancellableTask`` exactly once; see
+/// ``CancelContext`` for the precise rules.
+///
+/// ```swift
+/// let download = CancellablePromise<Data>(task: urlTask) { resolver in ... }
+/// download.map { parse($0) }.done { show($0) }.catch(policy: .allErrors) { print($0) }
+/// download.cancel()   // rejects every pending member with PMKError.cancelled, now
+/// ```
+public final class CancellablePromise<T: Sendable>: CancellableThenable, CancellableCatchMixin, Cancellable, Sendable {
+  /// The promise this member resolves; a cancel rejects it while pending.
+  public let promise: Promise<T>
+  /// The chain's shared cancellation state.
+  public let cancelContext: CancelContext
+
+  /// A member of `context` that resolves `promise`.
+  init(member promise: Promise<T>, context: CancelContext) {
+    self.promise = promise
+    cancelContext = context
+    context.adopt(self)
+  }
+
+  /// A new pending member of `context`.
+  convenience init(stageOf context: CancelContext) {
+    self.init(member: Promise(pending: ()), context: context)
+  }
+
+  /// Wraps a promise or guarantee: the new member resolves like `bridge`, and cancelling it
+  /// rejects the wrapper while `bridge` keeps running (a guarantee's own task, such as the timer
+  /// of ``after(seconds:)``, is cancelled too).
+  ///
+  /// - Parameters:
+  ///   - bridge: the thenable to wrap.
+  ///   - cancelContext: the chain to join; a new context when `nil`.
+  public convenience init<U: Thenable>(_ bridge: U, cancelContext: CancelContext? = nil) where U.T == T {
+    let context = cancelContext ?? CancelContext()
+    self.init(stageOf: context)
+    if let guarantee = bridge as? Guarantee<T>, let task = guarantee.task {
+      context.append(task: task, reject: nil)
+    }
+    bridge.pipe { [self] in settle($0) }
+  }
+
+  /// Creates a pending member, calls `body` at once with its resolver, and registers `task`:
+  /// cancelling calls `task.cancel()` once and rejects the promise.
+  ///
+  /// - Parameters:
+  ///   - task: the work to stop on cancel.
+  ///   - body: starts the work; throwing rejects the promise.
+  public convenience init(task: (any CancellableTask)? = nil, resolver body: (Resolver<T>) throws -> Void) {
+    self.init(stageOf: CancelContext())
+    cancelContext.append(task: task, reject: nil)
+    let resolver = Resolver(promise)
+    do {
+      try body(resolver)
+    } catch {
+      resolver.reject(error)
+    }
+  }
+
+  /// Makes `promise` (resolved by `resolver`) the member: cancelling rejects it and calls
+  /// `task.cancel()` once.
+  ///
+  /// - Parameters:
+  ///   - task: the work to stop on cancel.
+  ///   - promise: the pending promise.
+  ///   - resolver: its resolver.
+  public convenience init(task: (any CancellableTask)? = nil, promise: Promise<T>, resolver: Resolver<T>) {
+    self.init(member: promise, context: CancelContext())
+    cancelContext.append(task: task, reject: nil)
+  }
+
+  /// A member already rejected with `error`.
+  ///
+  /// - Parameters:
+  ///   - task: a task to register anyway (cancelled if the chain is).
+  ///   - error: the error.
+  public convenience init(task: (any CancellableTask)? = nil, error: Error) {
+    self.init(member: Promise(error: error), context: CancelContext())
+    cancelContext.append(task: task, reject: nil)
+  }
+
+  /// CancellablePromiseKit's form: `body` starts the work and returns its cancel handler, which
+  /// runs once (on the cancelling thread) when the chain is cancelled, before the promise is
+  /// rejected.
+  ///
+  /// - Parameter body: starts the work and returns how to stop it.
+  public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
+    self.init(stageOf: CancelContext())
+    let resolver = Resolver(promise)
+    do {
+      let cancel = try body(resolver)
+      cancelContext.append(task: CancelHandlerTask(cancel), reject: nil)
+    } catch {
+      resolver.reject(error)
+    }
+  }
+
+  /// CancellablePromiseKit's form: resolves like `promise`; cancelling calls `cancel` once and
+  /// rejects this member (`promise` itself is left to `cancel`).
+  ///
+  /// - Parameters:
+  ///   - promise: the promise to follow.
+  ///   - cancel: stops the work behind `promise`.
+  public convenience init(using promise: Promise<T>, cancel: @escaping @Sendable () -> Void) {
+    self.init(promise, cancelContext: CancelContext())
+    cancelContext.append(task: CancelHandlerTask(cancel), reject: nil)
+  }
+
+  /// CancellablePromiseKit's wrapper form: `body` gets a `cancelPromise` that **rejects** (with
+  /// the cancel error) when this promise is cancelled, and **fulfils** when it ends any other
+  /// way; the work it returns is followed.
+  ///
+  /// Typical use: `CancellablePromise(wrapper: { cancelPromise in when(work(), while: cancelPromise) })`.
+  ///
+  /// - Parameter body: starts the work; throwing rejects the promise.
+  public convenience init(wrapper body: (_ cancelPromise: Promise<Void>) throws -> Promise<T>) {
+    self.init(stageOf: CancelContext())
+    let cancelPromise = Promise<Void>(pending: ())
+    // Registered after the member, so it runs first on cancel (newest first): `cancelPromise` is
+    // rejected before the member's rejection could fulfil it below.
+    cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) })
+    promise.pipe { _ in cancelPromise.settle(.success(())) }
+    do {
+      try body(cancelPromise).pipe { [self] in settle($0) }
+    } catch {
+      settle(.failure(error))
+    }
+  }
+
+  /// A pending member and the resolver that settles it; cancelling rejects it.
+  public static func pending() -> (promise: CancellablePromise<T>, resolver: Resolver<T>) {
+    let member = CancellablePromise(stageOf: CancelContext())
+    return (member, Resolver(member.promise))
+  }
+
+  /// The result once resolved; `nil` while pending.
+  public var result: Result<T, Error>? { promise.result }
+
+  /// Settles this member with `result`, or with the cancel error if the chain's cancel has
+  /// started: a cancel counts from the moment it flips the context, even before its handler
+  /// reached this member (handlers run newest first, and a task cancelled before may resolve the
+  /// work this member follows).
+  func settle(_ result: Result<T, Error>) {
+    if cancelContext.cancelAttempted, let reason = cancelContext.cancelledError {
+      if promise.settle(.failure(reason)) { cancelContext.markRejected() }
+    } else {
+      promise.settle(result)
+    }
+  }
+
+  /// The underlying promise (the member itself: cancelling the chain rejects it).
+  public func asPromise() -> Promise<T> { promise }
+}
+
+extension CancellablePromise where T == Void {
+  /// A member already fulfilled with `()`.
+  ///
+  /// - Parameter task: a task to register anyway (cancelled if the chain is).
+  public convenience init(task: (any CancellableTask)? = nil) {
+    self.init(member: Promise<Void>(), context: CancelContext())
+    cancelContext.append(task: task, reject: nil)
+  }
+}
+
+/// A cancel handler closure as a ``CancellableTask``.
+struct CancelHandlerTask: CancellableTask {
+  let handler: @Sendable () -> Void
+  let cancelled = CancelStorage()
+
+  init(_ handler: @escaping @Sendable () -> Void) {
+    self.handler = handler
+  }
+
+  func cancel() {
+    if cancelled.cancel(reason: PMKError.cancelled) { handler() }
+  }
+
+  var isCancelled: Bool { cancelled.isCancelled }
+}

@@ -1,0 +1,294 @@
+import CancelCore
+import Dispatch
+
+/// A member of a cancellable chain: PromiseKit 7's `CancellableThenable`. ``CancellablePromise``
+/// conforms.
+///
+/// Every chaining method returns a new member of the **same** chain (same ``CancelContext``), so
+/// the chain stays cancellable end to end. Bodies run on their `on:` queue (``conf`` `.Q` by
+/// default, `nil` for synchronously) and never **start** after the chain was cancelled: a cancel
+/// has already rejected their stage.
+public protocol CancellableThenable<T>: AnyObject, Sendable {
+  /// The type of the value.
+  associatedtype T: Sendable
+  /// The member's promise; a cancel rejects it while pending.
+  var promise: Promise<T> { get }
+  /// The chain's shared cancellation state.
+  var cancelContext: CancelContext { get }
+}
+
+extension CancellableThenable {
+  // MARK: Cancelling
+
+  /// PromiseKit 7's name for ``promise``.
+  public var thenable: Promise<T> { promise }
+
+  /// Cancels the whole chain with ``PMKError/cancelled``. See ``CancelContext/cancel(error:)``.
+  public func cancel() {
+    cancelContext.cancel()
+  }
+
+  /// Cancels the whole chain with `error`: every pending member is rejected with it, synchronously;
+  /// every registered task is cancelled once. A second cancel changes nothing.
+  ///
+  /// - Parameter error: the rejection error (``PMKError/cancelled`` by default).
+  public func cancel(error: Error = PMKError.cancelled) {
+    cancelContext.cancel(error: error)
+  }
+
+  /// PromiseKit 7's other spelling of ``cancel(error:)``.
+  ///
+  /// - Parameter error: the rejection error.
+  public func cancel(with error: Error) {
+    cancelContext.cancel(error: error)
+  }
+
+  /// Whether a cancel rejected at least one member of the chain (`false` if the chain finished
+  /// first, even if `cancel()` was called afterwards).
+  public var isCancelled: Bool { cancelContext.isCancelled }
+
+  /// Whether `cancel` was called on the chain.
+  public var cancelAttempted: Bool { cancelContext.cancelAttempted }
+
+  /// The first error the chain was cancelled with, or `nil`.
+  public var cancelledError: Error? { cancelContext.cancelledError }
+
+  /// Registers `task` (and `reject`) with the chain: a cancel calls `task.cancel()` once and then
+  /// `reject` with the cancel error; at once if the chain was already cancelled.
+  ///
+  /// - Parameters:
+  ///   - task: the work to stop.
+  ///   - reject: typically a resolver's `reject`.
+  public func appendCancellableTask(_ task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?) {
+    cancelContext.append(task: task, reject: reject)
+  }
+
+  /// Links `other`'s chain to this one: cancelling this chain cancels `other`'s too (with the same
+  /// error).
+  ///
+  /// - Parameter other: a member of the chain to link.
+  public func appendCancelContext<Other: CancellableThenable>(from other: Other) {
+    cancelContext.append(other.cancelContext)
+  }
+
+  // MARK: State
+
+  /// The result once resolved; `nil` while pending.
+  public var result: Result<T, Error>? { promise.result }
+
+  /// The value if fulfilled.
+  public var value: T? { promise.value }
+
+  /// The error if rejected.
+  public var error: Error? { promise.error }
+
+  /// Whether it has not resolved yet.
+  public var isPending: Bool { promise.isPending }
+
+  /// Whether it has resolved.
+  public var isResolved: Bool { promise.isResolved }
+
+  /// Whether it fulfilled.
+  public var isFulfilled: Bool { promise.isFulfilled }
+
+  /// Whether it was rejected (a cancel rejects).
+  public var isRejected: Bool { promise.isRejected }
+
+  // MARK: Chaining
+
+  /// Runs `body` with the value and resolves the new member like the cancellable chain `body`
+  /// returns. That chain is linked: cancelling this chain cancels it too.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: returns the next step; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func then<V: CancellableThenable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> V
+  ) -> CancellablePromise<V.T> {
+    cancellableThen(on: on, flags: flags, body)
+  }
+
+  /// Runs `body` with the value and resolves the new member like the cancellable chain `body`
+  /// returns (PromiseKit 7's explicit name). See ``then(on:flags:_:)-(_,_,(T)->V)``.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: returns the next step; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func cancellableThen<V: CancellableThenable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> V
+  ) -> CancellablePromise<V.T> {
+    let flags = DispatchFlags(flags)
+    let context = cancelContext
+    let next = CancellablePromise<V.T>(stageOf: context)
+    promise.pipe { result in
+      switch result {
+      case .success(let value):
+        on.dispatch(flags) {
+          guard !context.cancelAttempted else { return }
+          do {
+            let returned = try body(value)
+            guard returned !== next else { throw PMKError.returnedSelf }
+            context.append(returned.cancelContext)
+            returned.promise.pipe { next.settle($0) }
+          } catch {
+            next.settle(.failure(error))
+          }
+        }
+      case .failure(let error):
+        next.settle(.failure(error))
+      }
+    }
+    return next
+  }
+
+  /// Runs `body` with the value and resolves the new member like the (not cancellable) thenable
+  /// it returns. Cancelling the chain rejects the new member; the returned thenable keeps running.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: returns the next step; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func then<V: Thenable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> V
+  ) -> CancellablePromise<V.T> {
+    let flags = DispatchFlags(flags)
+    let context = cancelContext
+    let next = CancellablePromise<V.T>(stageOf: context)
+    promise.pipe { result in
+      switch result {
+      case .success(let value):
+        on.dispatch(flags) {
+          guard !context.cancelAttempted else { return }
+          do {
+            let returned = try body(value)
+            guard returned !== next.promise else { throw PMKError.returnedSelf }
+            returned.pipe { next.settle($0) }
+          } catch {
+            next.settle(.failure(error))
+          }
+        }
+      case .failure(let error):
+        next.settle(.failure(error))
+      }
+    }
+    return next
+  }
+
+  /// Transforms the value.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - transform: the transformation; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func map<U: Sendable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ transform: @escaping @Sendable (T) throws -> U
+  ) -> CancellablePromise<U> {
+    let flags = DispatchFlags(flags)
+    let context = cancelContext
+    let next = CancellablePromise<U>(stageOf: context)
+    promise.pipe { result in
+      switch result {
+      case .success(let value):
+        on.dispatch(flags) {
+          guard !context.cancelAttempted else { return }
+          do {
+            next.settle(.success(try transform(value)))
+          } catch {
+            next.settle(.failure(error))
+          }
+        }
+      case .failure(let error):
+        next.settle(.failure(error))
+      }
+    }
+    return next
+  }
+
+  /// Transforms the value; `nil` rejects with ``PMKError/compactMap(_:_:)``.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - transform: the transformation; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func compactMap<U: Sendable>(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ transform: @escaping @Sendable (T) throws -> U?
+  ) -> CancellablePromise<U> {
+    map(on: on, flags: flags) { value in
+      guard let transformed = try transform(value) else { throw PMKError.compactMap(value, U.self) }
+      return transformed
+    }
+  }
+
+  /// Consumes the value.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: consumes the value; it does not start after a cancel.
+  /// - Returns: a new `Void` member of this chain.
+  public func done(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> Void
+  ) -> CancellablePromise<Void> {
+    map(on: on, flags: flags, body)
+  }
+
+  /// Looks at the value and passes it on.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
+  ///     resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: looks at the value; it does not start after a cancel.
+  /// - Returns: a new member of this chain with the same value.
+  public func get(
+    on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (T) throws -> Void
+  ) -> CancellablePromise<T> {
+    map(on: on, flags: flags) { value in
+      try body(value)
+      return value
+    }
+  }
+
+  /// Looks at the result, fulfilled or rejected, and passes it on.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - body: looks at the result; it does not start after a cancel.
+  /// - Returns: a new member of this chain resolved the same way.
+  public func tap(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    _ body: @escaping @Sendable (Result<T, Error>) -> Void
+  ) -> CancellablePromise<T> {
+    let flags = DispatchFlags(flags)
+    let context = cancelContext
+    let next = CancellablePromise<T>(stageOf: context)
+    promise.pipe { result in
+      on.dispatch(flags) {
+        if !context.cancelAttempted { body(result) }
+        next.settle(result)
+      }
+    }
+    return next
+  }
+
+  /// A `Void` member fulfilled when this one fulfils.
+  public func asVoid() -> CancellablePromise<Void> {
+    map(on: nil) { _ in () }
+  }
+}
