@@ -2,7 +2,7 @@
 /// ``FutureResult/fail(_:)`` or ``FutureResult/cancelled``.
 ///
 /// A future is produced by a ``Promise``, by a block (``init(_:block:)``), by a timer
-/// (``init(afterDelay:success:)``), or derived from another future with ``onComplete(_:block:)``,
+/// (``init(afterDelay:success:)``), or derived from another future with ``onComplete(_:block:)->Future<S>``,
 /// ``onSuccess(_:block:)-(_,(T)->S)``, ``map(_:block:)`` and their relatives. Consumers ask for
 /// cancellation with ``getCancelToken()``; the request travels to whichever stage is running (see
 /// the "Cancellation trees" article).

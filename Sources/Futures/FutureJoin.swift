@@ -90,7 +90,9 @@ func joinFutures<R: Sendable>(_ inputs: [any JoinInput], values: @escaping @Send
   let output = Future<R>(pending: ())
   let join = FutureJoin(count: inputs.count) { failed in
     if let failed {
-      output.settle(inputs[failed].nonSuccessResult(as: R.self), detachUpstream: true)
+      // Stay on the other inputs until they complete: a request being forwarded to all of them
+      // right now (the one that just cancelled this input) must still reach the rest.
+      output.settle(inputs[failed].nonSuccessResult(as: R.self), detachUpstream: false)
     } else {
       output.settle(.success(values()), detachUpstream: false)
     }
