@@ -24,6 +24,13 @@ public final class Promise<T: Sendable>: Sendable {
     future = Future(pending: ())
   }
 
+  /// The producer of `future`, a pending future made with ``Future/init(pendingForProducer:)``.
+  /// For the package's other modules, whose `Future` convenience initializers cannot return a
+  /// promise's future.
+  package init(producing future: Future<T>) {
+    self.future = future
+  }
+
   /// Completes the future with `value`, unless it already completed.
   public func completeWithSuccess(_ value: T) {
     _ = future.apply(.success(value), claim: true, detachUpstream: true)

@@ -29,6 +29,7 @@ struct FoundationInEveryStyleTests {
     running.cancel()
     let outcome = await running.outcome()
     #expect(outcome.isCancellation, "\(outcome)")
+    await running.workEnded()
     #expect(ChildProcessTests.isGone(pid), "process \(pid) still exists (running or zombie)")
   }
 
@@ -142,6 +143,7 @@ struct FoundationInEveryStyleTests {
     }
     running.cancel()
     #expect(await running.outcome().isCancellation)
+    await running.workEnded()
     #expect(ran.value == 0)
     #expect(captured == nil, "cancelling must release the work")
   }
@@ -210,6 +212,7 @@ struct FoundationInEveryStyleTests {
     let running = await center.nextNotification(named: name) { _ in extracted.increment() }.start(as: style)
     running.cancel()
     #expect(await running.outcome().isCancellation)
+    await running.workEnded()
     center.post(name: name, object: nil)
     #expect(extracted.value == 0, "a cancelled observation must not see later posts")
   }

@@ -55,6 +55,10 @@ public final class CancelContext: Cancellable, Sendable {
     cancel(error: error)
   }
 
+  /// The chain's cancellation as a core signal: cancelled, with ``cancelledError``, when the
+  /// chain is cancelled. Hand it to code written against `CancelCore` (or wrap it in a token).
+  public var signal: CancelSignal { CancelSignal(storage: source) }
+
   /// Whether a cancel rejected at least one member. `false` on a chain that finished before it was
   /// cancelled (unlike PromiseKit 7, which reports `true`).
   public var isCancelled: Bool { rejectedMember.isCancelled }

@@ -1,6 +1,7 @@
 import Adapters
 import Foundation
 import Futures
+import Promises
 import TestSupport
 import Testing
 import Tokens
@@ -16,14 +17,19 @@ enum FacadeStyle: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case signal
   /// `work.future()`; cancelled by a request through the future's `CancelToken`.
   case future
+  /// `work.promise()`; cancelled by the `CancellablePromise`'s `cancel()`.
+  case promise
 
   var testDescription: String { rawValue }
 }
 
-/// Work started in one style: how to cancel it and how to await its one outcome.
+/// Work started in one style: how to cancel it, how to await its one outcome, and how to await
+/// the end of the work itself (a cancelled promise rejects at once, before the stopped work has
+/// reported: a test that checks the work is gone awaits `workEnded`).
 struct StartedWork<Value: Sendable>: Sendable {
   let cancel: @Sendable () -> Void
   let outcome: @Sendable () async -> Result<Value, any Error>
+  let workEnded: @Sendable () async -> Void
 }
 
 /// Receives a work's outcome and lets a test await it; counts deliveries to prove "exactly once".
@@ -58,28 +64,39 @@ extension CancellableWork {
   /// can act on the running work, and a cancel reaches a started work, not a task still queued).
   func start(as style: FacadeStyle) async -> StartedWork<Value> {
     let engineCalled = OutcomeBox<Void>()
+    let engineEnded = OutcomeBox<Void>()
     let observed = CancellableWork { signal, completion in
-      start(signal: signal, completion: completion)
+      start(signal: signal) { result in
+        engineEnded.deliver(.success(()))
+        completion(result)
+      }
       engineCalled.deliver(.success(()))
     }
+    let ended: @Sendable () async -> Void = { _ = await engineEnded.wait() }
     let started: StartedWork<Value>
     switch style {
     case .async:
       let task = Task { try await observed.run() }
-      started = StartedWork(cancel: { task.cancel() }, outcome: { await task.result })
+      started = StartedWork(cancel: { task.cancel() }, outcome: { await task.result }, workEnded: ended)
     case .token:
       let request = CancellationRequest()
       let box = OutcomeBox<Value>()
       observed.start(token: request.token) { box.deliver($0) }
-      started = StartedWork(cancel: { request.cancel() }, outcome: { await box.waitForTheOnlyOutcome() })
+      started = StartedWork(
+        cancel: { request.cancel() }, outcome: { await box.waitForTheOnlyOutcome() }, workEnded: ended)
     case .future:
       let future = observed.future()
-      started = StartedWork(cancel: { future.getCancelToken().cancel() }, outcome: { await future.outcome() })
+      started = StartedWork(
+        cancel: { future.getCancelToken().cancel() }, outcome: { await future.outcome() }, workEnded: ended)
+    case .promise:
+      let promise = observed.promise()
+      started = StartedWork(cancel: { promise.cancel() }, outcome: { await promise.outcome() }, workEnded: ended)
     case .signal:
       let source = CancelSource()
       let box = OutcomeBox<Value>()
       observed.start(signal: source.signal) { box.deliver($0) }
-      started = StartedWork(cancel: { source.cancel() }, outcome: { await box.waitForTheOnlyOutcome() })
+      started = StartedWork(
+        cancel: { source.cancel() }, outcome: { await box.waitForTheOnlyOutcome() }, workEnded: ended)
     }
     _ = await engineCalled.wait()
     return started
@@ -97,6 +114,15 @@ extension Future {
   func outcome() async -> Result<T, any Error> {
     await withCheckedContinuation { continuation in
       onComplete(.immediate) { continuation.resume(returning: $0.swiftResult) }
+    }
+  }
+}
+
+extension CancellablePromise {
+  /// The promise's result, awaited without the async bridge under test.
+  func outcome() async -> Result<T, any Error> {
+    await withCheckedContinuation { continuation in
+      promise.pipe { continuation.resume(returning: $0) }
     }
   }
 }

@@ -1,0 +1,89 @@
+import CancelCore
+import Futures
+import Promises
+import Tokens
+
+extension Future {
+  /// A cancellable promise that resolves like this future; cancelling it requests the future's
+  /// cancellation.
+  ///
+  /// The promise is a branch of its own: the request follows the rules of a cancellation tree
+  /// (it reaches the producer only if no other consumer still wants the future). As every
+  /// cancellable chain does, the cancel rejects the promise at once. A future that ends
+  /// `.cancelled` rejects the promise with `PMKError.cancelled`.
+  ///
+  /// - Returns: the promise.
+  public func asCancellablePromise() -> CancellablePromise<T> {
+    let branch: Future<T> = onComplete(.immediate) { Completion($0) }
+    let request = branch.getCancelToken()
+    return CancellablePromise { (resolver: Resolver<T>) in
+      branch.onComplete(.immediate) { result in
+        switch result {
+        case .success(let value): resolver.fulfill(value)
+        case .fail(let error): resolver.reject(error)
+        case .cancelled: resolver.reject(PMKError.cancelled)
+        }
+      }
+      return { request.cancel() }
+    }
+  }
+}
+
+extension CancellablePromise {
+  /// A future that completes like this promise; a cancel request on the future cancels the
+  /// promise's chain.
+  ///
+  /// A rejection that `Error.isCancellation` classifies as a cancellation (`PMKError.cancelled`,
+  /// `CancellationError`, …) completes the future `.cancelled`; any other rejection completes it
+  /// with `.fail(error)`.
+  ///
+  /// - Returns: the future.
+  public func asFuture() -> Future<T> {
+    let producer = Futures.Promise<T>()
+    producer.onRequestCancel(.immediate) { [self] _ in
+      cancel()
+      return .continue  // the chain's rejection, synchronous, completes the future
+    }
+    promise.pipe { result in
+      switch result {
+      case .success(let value): producer.completeWithSuccess(value)
+      case .failure(let error) where error.isCancellation: producer.completeWithCancel()
+      case .failure(let error): producer.completeWithFail(error)
+      }
+    }
+    return producer.future
+  }
+}
+
+extension CancellationToken {
+  /// A promise that rejects when this token is cancelled and fulfils when it completes without
+  /// cancellation: CancellablePromiseKit's "cancel promise", for `when(_:while:)` and
+  /// `CancellablePromise(wrapper:)`-style code.
+  ///
+  /// The rejection error is the token's reason (`CancellationError()` by default), which
+  /// `isCancelled` recognises.
+  ///
+  /// - Returns: the promise.
+  public func asCancelPromise() -> Promises.Promise<Void> {
+    let (promise, resolver) = Promises.Promise<Void>.pending()
+    onComplete { [self] cancelled in
+      if cancelled {
+        resolver.reject(reason ?? PMKError.cancelled)
+      } else {
+        resolver.fulfill(())
+      }
+    }
+    return promise
+  }
+
+  /// A token that observes a cancellable promise chain: it is cancelled, with the chain's
+  /// cancellation error, when the chain is cancelled (by any member, its context or a finalizer).
+  ///
+  /// Token-style code given this token stops when the chain is cancelled. A chain that finishes
+  /// without being cancelled leaves the token pending (a context can always still be cancelled).
+  ///
+  /// - Parameter context: the chain's context (`promise.cancelContext`).
+  public init(_ context: CancelContext) {
+    self.init(context.signal)
+  }
+}

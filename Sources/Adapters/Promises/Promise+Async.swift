@@ -1,0 +1,71 @@
+import CancelCore
+import Promises
+
+extension Promises.Promise {
+  /// Waits for this promise and returns its value.
+  ///
+  /// A plain promise cannot be cancelled, so cancelling the awaiting task does not stop it: the
+  /// await throws `CancellationError()` at once, without waiting for the promise, which goes on
+  /// resolving for its other handlers. (Use a `CancellablePromise` to stop the work too.)
+  ///
+  /// - Returns: the value of a fulfilled promise.
+  /// - Throws: the error of a rejected promise (`PMKError.cancelled` for a cancelled one: it never
+  ///   hangs its awaiter), or `CancellationError()` when the awaiting task is cancelled first.
+  public func async() async throws -> T {
+    try await awaitFirst(of: pipe)
+  }
+}
+
+extension Guarantee {
+  /// Waits for this guarantee and returns its value.
+  ///
+  /// A guarantee cannot fail, so this cannot throw: cancelling the awaiting task does not end the
+  /// wait. Await `cancellize()` instead when the wait must end on cancellation.
+  ///
+  /// - Returns: the guarantee's value.
+  public func async() async -> T {
+    await withCheckedContinuation { continuation in
+      pipe { (value: T) in continuation.resume(returning: value) }
+    }
+  }
+}
+
+extension CancellablePromise {
+  /// Waits for this promise and returns its value; cancelling the awaiting task cancels the chain.
+  ///
+  /// The cancel is `cancel(error: CancellationError())`: every pending member of the chain is
+  /// rejected with `CancellationError()` and every registered task is cancelled, at once, so this
+  /// await throws `CancellationError()` at once too. A chain that settled first keeps its result.
+  ///
+  /// - Returns: the value of a fulfilled promise.
+  /// - Throws: the rejection error (`CancellationError()` after the task's cancellation; the
+  ///   chain's own cancellation error, `PMKError.cancelled` by default, after a `cancel()`).
+  public func async() async throws -> T {
+    try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        promise.pipe { continuation.resume(with: $0) }
+      }
+    } onCancel: {
+      // Runs under the task's status lock: the cancel rejects members and calls the chain's
+      // cancel handlers on this thread, which (like every handler of this package) must not block.
+      cancel(error: CancellationError())
+    }
+  }
+}
+
+/// Awaits the first of: the result `subscribe` delivers, or the cancellation of the current task
+/// (then `CancellationError()`). The continuation is resumed exactly once: a core one-shot cell
+/// decides between the two.
+func awaitFirst<T: Sendable>(
+  of subscribe: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
+) async throws -> T {
+  let first = SettleCell<Result<T, any Error>>()
+  return try await withTaskCancellationHandler {
+    try await withCheckedThrowingContinuation { continuation in
+      first.observe { continuation.resume(with: $0) }
+      subscribe { first.settle($0) }
+    }
+  } onCancel: {
+    first.settle(.failure(CancellationError()))
+  }
+}
