@@ -1,5 +1,8 @@
 import Adapters
 import Benchmark
+import Futures
+import Promises
+import Synchronization
 import Tokens
 
 // The async bridges, each beside Swift's own `withTaskCancellationHandler` (+ a checked
@@ -54,5 +57,82 @@ let benchmarks: @Sendable () -> Void = {
     for _ in benchmark.scaledIterations {
       blackHole(try await immediate.run())
     }
+  }
+
+  // MARK: awaiting a cancellable promise
+
+  Benchmark("await: CancellablePromise.async(), resolved") { benchmark async throws in
+    let promise = Promise.value(1).cancellize()
+    for _ in benchmark.scaledIterations {
+      blackHole(try await promise.async())
+    }
+  }
+  Benchmark("await: CancellablePromise.async(), pending then fulfilled") { benchmark async throws in
+    for index in benchmark.scaledIterations {
+      let (promise, resolver) = CancellablePromise<Int>.pending()
+      async let value = promise.async()
+      resolver.fulfill(index)
+      blackHole(try await value)
+    }
+  }
+  Benchmark("await: baseline withTaskCancellationHandler + continuation, resumed at once") { benchmark async in
+    for index in benchmark.scaledIterations {
+      let value = await withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+          continuation.resume(returning: index)
+        }
+      } onCancel: {}
+      blackHole(value)
+    }
+  }
+  Benchmark("await: baseline withTaskCancellationHandler + continuation, resumed by another task") {
+    benchmark async in
+    for index in benchmark.scaledIterations {
+      let box = ContinuationBox()
+      async let value = withTaskCancellationHandler {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+          box.set(continuation)
+        }
+      } onCancel: {}
+      box.resume(returning: index)
+      blackHole(await value)
+    }
+  }
+  Benchmark("await: Future.async(), completed") { benchmark async throws in
+    for index in benchmark.scaledIterations {
+      blackHole(try await Future(success: index).async())
+    }
+  }
+}
+
+/// Hands a continuation to the code that resumes it, whichever comes first (the baseline's
+/// equivalent of a promise's resolver).
+final class ContinuationBox: Sendable {
+  private enum State {
+    case empty
+    case waiting(CheckedContinuation<Int, Never>)
+    case ready(Int)
+  }
+  private let state = Mutex(State.empty)
+
+  func set(_ continuation: CheckedContinuation<Int, Never>) {
+    let ready: Int? = state.withLock { state in
+      if case .ready(let value) = state { return value }
+      state = .waiting(continuation)
+      return nil
+    }
+    if let ready { continuation.resume(returning: ready) }
+  }
+
+  func resume(returning value: Int) {
+    let waiting: CheckedContinuation<Int, Never>? = state.withLock { state in
+      if case .waiting(let continuation) = state {
+        state = .empty
+        return continuation
+      }
+      state = .ready(value)
+      return nil
+    }
+    waiting?.resume(returning: value)
   }
 }
