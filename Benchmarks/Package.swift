@@ -34,6 +34,8 @@ let package = Package(
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
         .product(name: "Adapters", package: "swift-cancellation"),
+        .product(name: "Futures", package: "swift-cancellation"),
+        .product(name: "Promises", package: "swift-cancellation"),
         .product(name: "Tokens", package: "swift-cancellation"),
       ],
       path: "Benchmarks/AdaptersBenchmarks",

@@ -20,7 +20,7 @@ public struct Scenario: Sendable {
 }
 
 /// Every scenario, in tour order.
-public let allScenarios: [Scenario] = coreScenarios + tokenAndAdapterScenarios
+public let allScenarios: [Scenario] = coreScenarios + tokenAndAdapterScenarios + promiseAndFutureScenarios
 
 /// A scenario that did not behave as it claims.
 public struct ScenarioFailure: Error, CustomStringConvertible {

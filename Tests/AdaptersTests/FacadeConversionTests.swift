@@ -127,6 +127,33 @@ struct FacadeConversionTests {
     await #expect(throws: CancellationError.self) { try await task.value }
   }
 
+  @Test func aTokenRequestsARegisteredFutureWithTheGivenOptions() {
+    let request = CancellationRequest()
+    let (producer, requests) = Self.cancellableProducer()
+    let shared = producer.future
+    let other = shared.map(.immediate) { $0 }
+    request.token.register(future: shared.map(.immediate) { $0 }, options: .forceThisFutureToBeCancelledImmediately)
+    let branch = shared.map(.immediate) { $0 }
+    request.token.register(future: branch)
+    request.cancel()
+    #expect(branch.result?.isCancelled == true, "the branch is requested though nothing holds a CancelToken")
+    #expect(requests.value == 0, "another consumer still wants the shared future")
+    producer.completeWithSuccess(3)
+    #expect(other.value == 3)
+  }
+
+  @Test func aFutureNobodyHoldsIsSkipped() {
+    let request = CancellationRequest()
+    weak var released: Future<Int>?
+    do {
+      let future = Futures.Promise<Int>().future
+      released = future
+      request.token.register(future: future)
+    }
+    #expect(released == nil, "the registration must not keep the future alive")
+    request.cancel()
+  }
+
   // MARK: Future from an async operation
 
   @Test func aFutureOfAnAsyncOperationCompletesWithItsOutcome() async throws {

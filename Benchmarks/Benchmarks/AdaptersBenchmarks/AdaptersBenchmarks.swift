@@ -75,6 +75,14 @@ let benchmarks: @Sendable () -> Void = {
       blackHole(try await value)
     }
   }
+  Benchmark("create+fulfil: CancellablePromise.pending(), no await (the share of the promise itself)") {
+    benchmark in
+    for index in benchmark.scaledIterations {
+      let (promise, resolver) = CancellablePromise<Int>.pending()
+      blackHole(promise)
+      resolver.fulfill(index)
+    }
+  }
   Benchmark("await: baseline withTaskCancellationHandler + continuation, resumed at once") { benchmark async in
     for index in benchmark.scaledIterations {
       let value = await withTaskCancellationHandler {

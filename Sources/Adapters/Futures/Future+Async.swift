@@ -16,8 +16,8 @@ extension Future {
   /// - Throws: the error of a future that fails; `CancellationError()` for a future that ends
   ///   `.cancelled` (a cancelled future never hangs its awaiter).
   public func async() async throws -> T {
+    if let result { return try result.swiftResult.get() }  // completed: nothing to request
     let branch: Future<T> = onComplete(.immediate) { Completion($0) }
-    let request = branch.getCancelToken()
     return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         branch.onComplete(.immediate) { result in continuation.resume(with: result.swiftResult) }
@@ -26,7 +26,7 @@ extension Future {
       // Runs under the task's status lock. The request only flips state here, unless a producer
       // registered an `.immediate` request handler: that handler runs here too, so like every
       // handler of this package it must not block.
-      request.cancel()
+      branch.getCancelToken().cancel()  // made only when needed: most awaits are never cancelled
     }
   }
 }

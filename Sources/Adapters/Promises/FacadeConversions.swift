@@ -87,3 +87,22 @@ extension CancellationToken {
     self.init(context.signal)
   }
 }
+
+extension CancellationToken {
+  /// Requests `future`'s cancellation (with `options`) when this token is cancelled.
+  ///
+  /// Prefer this to `register(cancelable: future.getCancelToken())`: that registration holds the
+  /// `CancelToken` weakly (as it holds every class instance), and a `CancelToken` made just for
+  /// the call is released at once, so the request would never be made. Here the future is held
+  /// weakly — a future nobody holds any more is skipped — and the request object is made when
+  /// the token is cancelled.
+  ///
+  /// - Parameters:
+  ///   - future: the future to request.
+  ///   - options: how the request travels (see `CancellationOptions`).
+  /// - Returns: a registration; `unregister()` it when the future no longer needs the token.
+  @discardableResult
+  public func register<T>(future: Future<T>, options: CancellationOptions = []) -> CancellationRegistration {
+    onCancel { [weak future] in future?.getCancelToken().cancel(options) }
+  }
+}

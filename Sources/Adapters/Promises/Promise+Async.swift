@@ -12,7 +12,8 @@ extension Promises.Promise {
   /// - Throws: the error of a rejected promise (`PMKError.cancelled` for a cancelled one: it never
   ///   hangs its awaiter), or `CancellationError()` when the awaiting task is cancelled first.
   public func async() async throws -> T {
-    try await awaitFirst(of: pipe)
+    if let result { return try result.get() }  // resolved: no suspension, no allocation
+    return try await awaitFirst(of: pipe)
   }
 }
 
@@ -24,7 +25,8 @@ extension Guarantee {
   ///
   /// - Returns: the guarantee's value.
   public func async() async -> T {
-    await withCheckedContinuation { continuation in
+    if let value { return value }
+    return await withCheckedContinuation { continuation in
       pipe { (value: T) in continuation.resume(returning: value) }
     }
   }
@@ -41,7 +43,8 @@ extension CancellablePromise {
   /// - Throws: the rejection error (`CancellationError()` after the task's cancellation; the
   ///   chain's own cancellation error, `PMKError.cancelled` by default, after a `cancel()`).
   public func async() async throws -> T {
-    try await withTaskCancellationHandler {
+    if let result = promise.result { return try result.get() }  // settled: nothing to cancel
+    return try await withTaskCancellationHandler {
       try await withCheckedThrowingContinuation { continuation in
         promise.pipe { continuation.resume(with: $0) }
       }
