@@ -15,7 +15,7 @@ extension Future {
   public final func onComplete<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Completion<S>
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .complete(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, result: block).attach(to: self)
   }
 
   /// Runs `block` with the result once this future completes.
@@ -28,12 +28,13 @@ extension Future {
   public final func onComplete(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Void
   ) -> Future<Void> {
-    StageFuture<T, Void>.attach(
-      to: self, executor: executor,
-      body: .complete { result in
+    StageFuture<T, Void>(
+      executor: executor.resolvedForRegistration,
+      result: { result in
         try block(result)
         return .success(())
-      })
+      }
+    ).attach(to: self)
   }
 
   /// Runs `block` with the value if this future succeeds, and returns a future of its result.
@@ -49,7 +50,7 @@ extension Future {
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .success(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, value: block).attach(to: self)
   }
 
   /// Runs `block` with the value if this future succeeds; the returned future completes with the
@@ -65,7 +66,7 @@ extension Future {
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> Future<S>
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .successFuture(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, future: block).attach(to: self)
   }
 
   /// Transforms the value: the same as ``onSuccess(_:block:)-(_,(T)->S)``.
@@ -77,7 +78,7 @@ extension Future {
   public final func map<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .success(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, value: block).attach(to: self)
   }
 
   /// Runs `block` with the error if this future fails.
@@ -90,12 +91,13 @@ extension Future {
   public final func onFail(
     _ executor: Executor = .primary, block: @escaping @Sendable (any Error) -> Void
   ) -> Future<T> {
-    StageFuture<T, T>.attach(
-      to: self, executor: executor,
-      body: .complete { result in
+    StageFuture<T, T>(
+      executor: executor.resolvedForRegistration,
+      result: { result in
         if case .fail(let error) = result { block(error) }
         return Completion(result)
-      })
+      }
+    ).attach(to: self)
   }
 
   /// Runs `block` if this future is cancelled.
@@ -108,12 +110,13 @@ extension Future {
   public final func onCancel(
     _ executor: Executor = .primary, block: @escaping @Sendable () -> Void
   ) -> Future<T> {
-    StageFuture<T, T>.attach(
-      to: self, executor: executor,
-      body: .complete { result in
+    StageFuture<T, T>(
+      executor: executor.resolvedForRegistration,
+      result: { result in
         if case .cancelled = result { block() }
         return Completion(result)
-      })
+      }
+    ).attach(to: self)
   }
 
   /// A token that asks for this future's cancellation.
