@@ -6,6 +6,7 @@
 ///
 /// The block is stored as given (no wrapping closure), in one of three fields, so that the stage
 /// has no generic enum whose metadata unspecialized code would have to look up.
+@usableFromInline
 final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the stored properties added here are immutable; the state
   // inherited from `_FutureCore` is guarded by its lock.
@@ -18,6 +19,7 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @
   /// `onComplete`: runs for every result.
   let resultBlock: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
 
+  @usableFromInline
   init(
     executor: Executor, value: (@Sendable (Input) throws -> T)? = nil,
     future: (@Sendable (Input) throws -> Future<T>)? = nil,
@@ -31,6 +33,7 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @
   }
 
   /// Registers the stage on `parent` and returns it as the derived future.
+  @usableFromInline
   func attach(to parent: _FutureCore) -> Future<T> {
     if let key = parent.observe(.stage(self)) {
       var replaced = Upstream.none
