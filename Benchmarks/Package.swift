@@ -41,6 +41,15 @@ let package = Package(
       path: "Benchmarks/AdaptersBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    .executableTarget(
+      name: "FuturesBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Futures", package: "swift-cancellation"),
+      ],
+      path: "Benchmarks/FuturesBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

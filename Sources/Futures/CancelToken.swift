@@ -5,15 +5,13 @@
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
 /// so anything that cancels a `Cancellable` can request it.
 public final class CancelToken: Cancellable, Sendable {
-  private let target: any RequestNode
-  private let isCompleted: @Sendable () -> Bool
+  private let target: _FutureCore
   /// Used once: the core's first-caller-wins transition makes "at most once" exact across
   /// threads.
   private let used = CancelSource()
 
-  init<T>(target: Future<T>) {
+  init(target: _FutureCore) {
     self.target = target
-    isCompleted = { target.isCompleted }
   }
 
   /// Requests cancellation of the future, once.
@@ -35,5 +33,5 @@ public final class CancelToken: Cancellable, Sendable {
 
   /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
   /// future has not completed.
-  public var cancelCanBeRequested: Bool { !used.isCancelled && !isCompleted() }
+  public var cancelCanBeRequested: Bool { !used.isCancelled && !target.isCompleted }
 }

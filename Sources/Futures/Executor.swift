@@ -39,7 +39,7 @@ public enum Executor: Sendable {
   case custom(@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)
 
   /// ``primary`` and ``current`` replaced by the executor they name for the calling code.
-  var resolvedForRegistration: Executor {
+  @usableFromInline var resolvedForRegistration: Executor {
     switch self {
     case .primary, .current: return Executor.currentContext
     default: return self

@@ -30,7 +30,7 @@ extension Future {
     addRequestHandler(
       RequestHandler(executor: .immediate) { _ in
         timer.cancel()
-        return .complete(.cancelled)
+        return .result(.cancelled)
       })
   }
 }

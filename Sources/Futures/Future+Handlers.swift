@@ -11,11 +11,11 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the continuation.
   /// - Returns: a future completed by `block`.
-  @discardableResult
+  @inlinable @discardableResult
   public final func onComplete<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Completion<S>
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .complete(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, result: block).attach(to: self)
   }
 
   /// Runs `block` with the result once this future completes.
@@ -24,16 +24,17 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the observer; a thrown error fails the returned future.
   /// - Returns: a future that succeeds once `block` returned.
-  @discardableResult
+  @inlinable @discardableResult
   public final func onComplete(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Void
   ) -> Future<Void> {
-    StageFuture<T, Void>.attach(
-      to: self, executor: executor,
-      body: .complete { result in
+    StageFuture<T, Void>(
+      executor: executor.resolvedForRegistration,
+      result: { result in
         try block(result)
         return .success(())
-      })
+      }
+    ).attach(to: self)
   }
 
   /// Runs `block` with the value if this future succeeds, and returns a future of its result.
@@ -45,11 +46,11 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of `block`'s value.
-  @discardableResult
+  @inlinable @discardableResult
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .success(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, value: block).attach(to: self)
   }
 
   /// Runs `block` with the value if this future succeeds; the returned future completes with the
@@ -61,11 +62,11 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of the result of `block`'s future.
-  @discardableResult
+  @inlinable @discardableResult
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> Future<S>
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .successFuture(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, future: block).attach(to: self)
   }
 
   /// Transforms the value: the same as ``onSuccess(_:block:)-(_,(T)->S)``.
@@ -74,10 +75,11 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the transform; a thrown error fails the returned future.
   /// - Returns: a future of the transformed value.
+  @inlinable
   public final func map<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    StageFuture<T, S>.attach(to: self, executor: executor, body: .success(block))
+    StageFuture<T, S>(executor: executor.resolvedForRegistration, value: block).attach(to: self)
   }
 
   /// Runs `block` with the error if this future fails.
@@ -86,16 +88,17 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
-  @discardableResult
+  @inlinable @discardableResult
   public final func onFail(
     _ executor: Executor = .primary, block: @escaping @Sendable (any Error) -> Void
   ) -> Future<T> {
-    StageFuture<T, T>.attach(
-      to: self, executor: executor,
-      body: .complete { result in
+    StageFuture<T, T>(
+      executor: executor.resolvedForRegistration,
+      result: { result in
         if case .fail(let error) = result { block(error) }
         return Completion(result)
-      })
+      }
+    ).attach(to: self)
   }
 
   /// Runs `block` if this future is cancelled.
@@ -104,16 +107,17 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
-  @discardableResult
+  @inlinable @discardableResult
   public final func onCancel(
     _ executor: Executor = .primary, block: @escaping @Sendable () -> Void
   ) -> Future<T> {
-    StageFuture<T, T>.attach(
-      to: self, executor: executor,
-      body: .complete { result in
+    StageFuture<T, T>(
+      executor: executor.resolvedForRegistration,
+      result: { result in
         if case .cancelled = result { block() }
         return Completion(result)
-      })
+      }
+    ).attach(to: self)
   }
 
   /// A token that asks for this future's cancellation.

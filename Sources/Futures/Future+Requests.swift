@@ -1,5 +1,5 @@
 /// The cancel-request side of a future, kept beside its settle machine under the same lock.
-struct RequestControl<T: Sendable>: Sendable {
+struct RequestControl: Sendable {
   /// The futures this one waits on: where requests are forwarded.
   var upstream = Upstream.none
   /// The union of every request that reached this future; `nil` if none did.
@@ -8,7 +8,7 @@ struct RequestControl<T: Sendable>: Sendable {
   /// has not handed the future over): forwarded when the future binds to another one.
   var unforwarded: CancellationOptions?
   /// The producer's request handlers, in registration order.
-  var handlers: ContiguousArray<RequestHandler<T>> = []
+  var handlers: ContiguousArray<RequestHandler> = []
   /// Whether the producer handed the future to another one (``Completion/completeUsing(_:)``).
   var isClaimed = false
 
@@ -19,10 +19,11 @@ struct RequestControl<T: Sendable>: Sendable {
   }
 }
 
-/// A producer's request handler with its executor (resolved at registration).
-struct RequestHandler<T: Sendable>: Sendable {
+/// A producer's request handler with its executor (resolved at registration); its answer is a
+/// completion to apply, or `nil` to continue.
+struct RequestHandler: Sendable {
   let executor: Executor
-  let body: @Sendable (CancellationOptions) -> CancelRequestResponse<T>
+  let body: @Sendable (CancellationOptions) -> ErasedCompletion?
 }
 
 /// The futures a future waits on, each with the key of its callback there.
@@ -30,7 +31,7 @@ enum Upstream: Sendable {
   /// Nothing: a producer's own future, a stage whose block is running, or a completed future.
   case none
   /// One future (a parent, or the future a block or producer handed over).
-  case one(any RequestNode, RegistrationKey)
+  case one(_FutureCore, RegistrationKey)
   /// Several (the inputs of a combinator).
   case many(ContiguousArray<UpstreamLink>)
 
@@ -46,26 +47,11 @@ enum Upstream: Sendable {
 
 /// One upstream future and the key of the callback there.
 struct UpstreamLink: Sendable {
-  let node: any RequestNode
+  let node: _FutureCore
   let key: RegistrationKey
   /// A direct link (a batch's input): requests reach the input as its own token's would, without
   /// the tree rule, and the link's callback belongs to the batch, so it is never removed.
   var direct = false
-}
-
-/// A future as seen by the request machinery, whatever its value type.
-protocol RequestNode: AnyObject, Sendable {
-  /// A request aimed at this future itself (its own token, or its last consumer): records it,
-  /// completes the future if forced, tells the producer, and returns the hops to forward.
-  func processRequest(_ options: CancellationOptions) -> RequestHops
-  /// A request from the consumer whose callback has `key`, applying the tree rule.
-  func consumerRequest(key: RegistrationKey, options: CancellationOptions) -> ConsumerOutcome
-  /// The upstream future removed this consumer instead of forwarding: complete cancelled.
-  func consumerDetached()
-  /// A forward to `node` found this future's callback already handed out.
-  func forwardFoundStale(node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions) -> RequestHops
-  /// Removes a waiting callback.
-  func removeConsumer(_ key: RegistrationKey)
 }
 
 /// What `consumerRequest` decided under the lock.
@@ -86,8 +72,8 @@ enum ConsumerOutcome {
 
 /// One forward: `from`, a consumer waiting on `to` under `key`, passes a request on.
 struct RequestHop {
-  let from: any RequestNode
-  let to: any RequestNode
+  let from: _FutureCore
+  let to: _FutureCore
   let key: RegistrationKey
   let options: CancellationOptions
   /// Skip the tree rule: the request goes to `to` as its own token's would.
@@ -137,10 +123,10 @@ func driveRequest(_ hops: RequestHops) {
   }
 }
 
-extension Future: RequestNode {
+extension _FutureCore {
   /// What `processRequest` decided under the lock.
   private struct RequestStep {
-    var handlers: ContiguousArray<RequestHandler<T>> = []
+    var handlers: ContiguousArray<RequestHandler> = []
     var forwardTo = Upstream.none
     var detachFrom = Upstream.none
     var completeNow = false
@@ -185,7 +171,7 @@ extension Future: RequestNode {
   }
 
   final func consumerRequest(key: RegistrationKey, options: CancellationOptions) -> ConsumerOutcome {
-    var removed: FutureCallback<T>?
+    var removed: FutureCallback?
     let decision = lock.withLock { () -> ConsumerDecision in
       if machine.isSettled { return .stale }
       if options.contains(.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting) { return .process }
@@ -227,7 +213,7 @@ extension Future: RequestNode {
 
   /// Registers a producer's request handler; a request that arrived earlier is delivered to it
   /// now. On a completed future the handler is released without running.
-  final func addRequestHandler(_ handler: RequestHandler<T>) {
+  final func addRequestHandler(_ handler: RequestHandler) {
     let earlier = lock.withLock { () -> CancellationOptions?? in
       guard !machine.isSettled else { return .none }
       control.handlers.append(handler)
@@ -237,7 +223,7 @@ extension Future: RequestNode {
   }
 
   /// Runs one handler on its executor and applies a `.complete` answer (first completion wins).
-  private func runRequestHandler(_ handler: RequestHandler<T>, _ options: CancellationOptions) {
+  private func runRequestHandler(_ handler: RequestHandler, _ options: CancellationOptions) {
     if handler.executor.isImmediate {
       applyResponse(handler.body(options))
     } else {
@@ -245,10 +231,8 @@ extension Future: RequestNode {
     }
   }
 
-  private func applyResponse(_ response: CancelRequestResponse<T>) {
-    if case .complete(let completion) = response {
-      apply(completion, claim: false, detachUpstream: true)
-    }
+  private func applyResponse(_ response: ErasedCompletion?) {
+    if let response { apply(response, claim: false, detachUpstream: true) }
   }
 
   /// Asks for cancellation as this future's own token does.

@@ -29,7 +29,7 @@ public final class FutureBatchOf<T: Sendable>: Sendable {
       count: futures.count,
       onFirst: { failed in
         if let failed {
-          future.settle(futures[failed].nonSuccessResult(as: [T].self), detachUpstream: false)
+          future.settle(futures[failed].nonSuccessResult, detachUpstream: false)
         } else {
           future.settle(.success(futures.map { $0.value! }), detachUpstream: false)
         }
@@ -99,7 +99,7 @@ extension Future: AnyFuture {
 extension Future {
   /// Makes `other`'s upstream links this future's too (the batch's two futures share the inputs'
   /// callbacks).
-  final func share(upstreamOf other: Future<some Sendable>) {
+  final func share(upstreamOf other: _FutureCore) {
     var links = other.lock.withLock { other.control.upstream }
     lock.withLock {
       guard !machine.isSettled else { return }

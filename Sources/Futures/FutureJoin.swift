@@ -45,32 +45,13 @@ final class FutureJoin: @unchecked Sendable {
   }
 }
 
-/// A future of any value type, as an input of a combinator.
-protocol JoinInput: RequestNode {
-  /// Registers the join's callback for input `index`; `nil` if it ran at once.
-  func observeJoin(_ join: FutureJoin, index: Int) -> RegistrationKey?
-  /// This input's result when it did not succeed, as a result of another type.
-  func nonSuccessResult<R>(as type: R.Type) -> FutureResult<R>
-}
-
-extension Future: JoinInput {
-  final func observeJoin(_ join: FutureJoin, index: Int) -> RegistrationKey? {
-    observe(.join(join, index))
-  }
-
-  final func nonSuccessResult<R>(as type: R.Type) -> FutureResult<R> {
-    if case .fail(let error) = result { return .fail(error) }
-    return .cancelled
-  }
-}
-
-extension Future {
+extension _FutureCore {
   /// Connects `join` to `inputs` and makes them `self`'s upstream, so requests on `self` reach
   /// them (`direct`: as their own tokens' would; otherwise through the tree rule).
-  final func connect(_ join: FutureJoin, to inputs: [any JoinInput], direct: Bool) {
+  final func connect(_ join: FutureJoin, to inputs: [_FutureCore], direct: Bool) {
     var links = ContiguousArray<UpstreamLink>()
     for (index, input) in inputs.enumerated() {
-      if let key = input.observeJoin(join, index: index) {
+      if let key = input.observe(.join(join, index)) {
         links.append(UpstreamLink(node: input, key: key, direct: direct))
       }
     }
@@ -86,17 +67,25 @@ extension Future {
 
 /// The future of all of `inputs`' values: it succeeds with `values()` once every input
 /// succeeded, and otherwise ends like the first input that did not succeed.
-func joinFutures<R: Sendable>(_ inputs: [any JoinInput], values: @escaping @Sendable () -> R) -> Future<R> {
+func joinFutures<R: Sendable>(_ inputs: [_FutureCore], values: @escaping @Sendable () -> R) -> Future<R> {
   let output = Future<R>(pending: ())
   let join = FutureJoin(count: inputs.count) { failed in
     if let failed {
       // Stay on the other inputs until they complete: a request being forwarded to all of them
       // right now (the one that just cancelled this input) must still reach the rest.
-      output.settle(inputs[failed].nonSuccessResult(as: R.self), detachUpstream: false)
+      output.settle(inputs[failed].nonSuccessResult, detachUpstream: false)
     } else {
       output.settle(.success(values()), detachUpstream: false)
     }
   }
   output.connect(join, to: inputs, direct: false)
   return output
+}
+
+extension _FutureCore {
+  /// This future's result when it did not succeed (a failure, or cancelled).
+  final var nonSuccessResult: ErasedResult {
+    if case .fail(let error)? = erasedResult { return .fail(error) }
+    return .cancelled
+  }
 }

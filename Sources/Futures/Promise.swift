@@ -33,17 +33,17 @@ public final class Promise<T: Sendable>: Sendable {
 
   /// Completes the future with `value`, unless it already completed.
   public func completeWithSuccess(_ value: T) {
-    _ = future.apply(.success(value), claim: true, detachUpstream: true)
+    _ = future.settle(.success(value), detachUpstream: true, unlessClaimed: true)
   }
 
   /// Fails the future with `error`, unless it already completed.
   public func completeWithFail(_ error: any Error) {
-    _ = future.apply(.fail(error), claim: true, detachUpstream: true)
+    _ = future.settle(.fail(error), detachUpstream: true, unlessClaimed: true)
   }
 
   /// Completes the future as cancelled, unless it already completed.
   public func completeWithCancel() {
-    _ = future.apply(.cancelled, claim: true, detachUpstream: true)
+    _ = future.settle(.cancelled, detachUpstream: true, unlessClaimed: true)
   }
 
   /// Completes the future as cancelled, unless it already completed. The same as
@@ -67,7 +67,7 @@ public final class Promise<T: Sendable>: Sendable {
   /// - Returns: whether this call completed (or handed over) the future.
   @discardableResult
   public func tryComplete(_ completion: Completion<T>) -> Bool {
-    future.apply(completion, claim: true, detachUpstream: true)
+    future.apply(completion.erased, claim: true, detachUpstream: true)
   }
 
   /// Completes the future with whatever `other` ends with; cancel requests on the future are
@@ -94,12 +94,16 @@ public final class Promise<T: Sendable>: Sendable {
     _ executor: Executor = .primary,
     handler: @escaping @Sendable (CancellationOptions) -> CancelRequestResponse<T>
   ) {
-    future.addRequestHandler(RequestHandler(executor: executor.resolvedForRegistration, body: handler))
+    future.addRequestHandler(
+      RequestHandler(executor: executor.resolvedForRegistration) { options in
+        if case .complete(let completion) = handler(options) { return completion.erased }
+        return nil
+      })
   }
 
   /// Completes the future as cancelled as soon as a cancel request reaches it.
   public func automaticallyCancelOnRequestCancel() {
-    onRequestCancel(.immediate) { _ in .complete(.cancelled) }
+    future.addRequestHandler(RequestHandler(executor: .immediate) { _ in .result(.cancelled) })
   }
 
   /// Whether a cancel request has reached the future. Producers that poll check it between

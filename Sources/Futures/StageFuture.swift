@@ -3,58 +3,60 @@
 /// It waits in its parent's callbacks; when the parent completes it runs its block on its
 /// executor and completes with the block's completion. A stage detached or force-cancelled before
 /// its block starts never starts it.
+///
+/// The block is stored as given (no wrapping closure), in one of three fields, so that the stage
+/// has no generic enum whose metadata unspecialized code would have to look up.
+@usableFromInline
 final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the stored properties added here are immutable; the state
-  // inherited from `Future` is guarded by its lock.
-
-  /// The user's block, stored as given (no wrapping closure).
-  enum Body: Sendable {
-    /// `onComplete`: runs for every result.
-    case complete(@Sendable (FutureResult<Input>) throws -> Completion<T>)
-    /// `onSuccess`/`map` returning a value: runs only for a success.
-    case success(@Sendable (Input) throws -> T)
-    /// `onSuccess` returning a future: runs only for a success.
-    case successFuture(@Sendable (Input) throws -> Future<T>)
-  }
+  // inherited from `_FutureCore` is guarded by its lock.
 
   let executor: Executor
-  let body: Body
+  /// `onSuccess`/`map` returning a value: runs only for a success.
+  let valueBlock: (@Sendable (Input) throws -> T)?
+  /// `onSuccess` returning a future: runs only for a success.
+  let futureBlock: (@Sendable (Input) throws -> Future<T>)?
+  /// `onComplete`: runs for every result.
+  let resultBlock: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
 
-  init(executor: Executor, body: Body) {
+  @usableFromInline
+  init(
+    executor: Executor, value: (@Sendable (Input) throws -> T)? = nil,
+    future: (@Sendable (Input) throws -> Future<T>)? = nil,
+    result: (@Sendable (FutureResult<Input>) throws -> Completion<T>)? = nil
+  ) {
     self.executor = executor
-    self.body = body
+    valueBlock = value
+    futureBlock = future
+    resultBlock = result
     super.init(pending: ())
   }
 
-  /// Registers the stage on `parent`; returns the stage as the derived future.
-  static func attach(to parent: Future<Input>, executor: Executor, body: Body) -> Future<T> {
-    let stage = StageFuture(executor: executor.resolvedForRegistration, body: body)
-    if let key = parent.observe(.stage(stage)) {
+  /// Registers the stage on `parent` and returns it as the derived future.
+  @usableFromInline
+  func attach(to parent: _FutureCore) -> Future<T> {
+    if let key = parent.observe(.stage(self)) {
       var replaced = Upstream.none
-      let settled = stage.lock.withLock { () -> Bool in
-        if stage.machine.isSettled { return true }
-        replaced = stage.control.upstream
-        stage.control.upstream = .one(parent, key)
+      let settled = lock.withLock { () -> Bool in
+        if machine.isSettled { return true }
+        replaced = control.upstream
+        control.upstream = .one(parent, key)
         return false
       }
       if settled { parent.removeConsumer(key) }
       _ = replaced
     }
-    return stage
+    return self
   }
 
-  func receive(_ result: FutureResult<Input>) {
-    if case .complete = body {
-    } else {
+  func receive(_ result: ErasedResult) {
+    if resultBlock == nil {
       // A failure or cancellation passes through without running the block (or hopping
       // executors).
       switch result {
       case .success: break
-      case .fail(let error):
-        settle(.fail(error), detachUpstream: false)
-        return
-      case .cancelled:
-        settle(.cancelled, detachUpstream: false)
+      case .fail, .cancelled:
+        settle(result, detachUpstream: false)
         return
       }
     }
@@ -65,23 +67,18 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @
     }
   }
 
-  private func run(_ result: FutureResult<Input>) {
+  private func run(_ result: ErasedResult) {
     if isCompleted { return }  // detached or forced meanwhile: the block never starts
-    let completion: Completion<T>
     do {
-      switch body {
-      case .complete(let block):
-        completion = try block(result)
-      case .success(let block):
-        guard case .success(let value) = result else { return }
-        completion = .success(try block(value))
-      case .successFuture(let block):
-        guard case .success(let value) = result else { return }
-        completion = .completeUsing(try block(value))
+      if let valueBlock, case .success(let value) = result {
+        settle(.success(try valueBlock(value as! Input)), detachUpstream: false)
+      } else if let futureBlock, case .success(let value) = result {
+        _ = bind(to: try futureBlock(value as! Input), claim: false)
+      } else if let resultBlock {
+        apply(try resultBlock(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
       }
     } catch {
-      completion = .fail(error)
+      settle(.fail(error), detachUpstream: false)
     }
-    apply(completion, claim: false, detachUpstream: false)
   }
 }

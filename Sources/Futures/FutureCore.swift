@@ -1,0 +1,217 @@
+/// The part of every ``Future`` that does not depend on its value type.
+///
+/// An implementation detail: use ``Future``. It cannot be created or subclassed outside this
+/// module.
+///
+/// All the state and synchronization of a future lives here, in non-generic types: the result
+/// (with the value as `any Sendable`), the callbacks, and the cancel-request state. Generic code
+/// running unspecialized (which is how a client module runs this module's generics) would
+/// otherwise look up the runtime metadata of every composite generic type it touches, on every
+/// use; measured, that was most of the cost of a stage.
+public class _FutureCore: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `machine` and `control` are read and written only inside
+  // `lock.withLock`; values removed from them (callbacks, handlers, upstream links) are released
+  // after unlocking, and every callback runs after unlocking.
+  let lock = CoreLock()
+  @exclusivity(unchecked) var machine: SettleStateMachine<ErasedResult, FutureCallback>
+  @exclusivity(unchecked) var control = RequestControl()
+
+  init(pending: ()) {
+    machine = SettleStateMachine()
+  }
+
+  init(settled result: ErasedResult) {
+    machine = SettleStateMachine(settled: result)
+  }
+
+  /// The erased result, once completed.
+  final var erasedResult: ErasedResult? { lock.withLock { machine.value } }
+
+  /// Whether the future has completed (in any of the three ways).
+  public final var isCompleted: Bool { lock.withLock { machine.isSettled } }
+
+  /// Whether a cancel request has reached this future.
+  final var isCancellationRequested: Bool { lock.withLock { control.requested != nil } }
+
+  // MARK: - Settling and delivery
+
+  /// Completes with `result` unless already completed.
+  ///
+  /// Waiting callbacks run on this thread before this returns (nested completions are queued by
+  /// `SettleDelivery`, so a long chain completes in constant stack).
+  ///
+  /// - Parameter detachUpstream: remove this future's callbacks from the futures it was waiting
+  ///   on (pass `false` when they already delivered to it).
+  /// - Parameter unlessClaimed: fail (and change nothing) if the producer already handed the
+  ///   future to another one.
+  /// - Returns: whether this call completed the future.
+  @discardableResult
+  final func settle(_ result: ErasedResult, detachUpstream: Bool, unlessClaimed: Bool = false) -> Bool {
+    var released = RequestControl()
+    let action = lock.withLock { () -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction in
+      if unlessClaimed && control.isClaimed { return .alreadySettled }
+      let action = machine.settle(result)
+      if case .alreadySettled = action { return action }
+      if control.hasRequestState {
+        swap(&released, &control)
+        control.requested = released.requested
+      }
+      return action
+    }
+    switch action {
+    case .alreadySettled: return false
+    case .settled: break
+    case .deliver: SettleDelivery.deliver(self)
+    }
+    if detachUpstream { released.upstream.removeConsumers() }
+    return true
+  }
+
+  /// Applies a completion: a result settles at once; `using` binds to the other future.
+  ///
+  /// - Parameter claim: whether this is the producer's completion, which loses once the producer
+  ///   already handed the future to another one (``Completion/completeUsing(_:)``).
+  @discardableResult
+  final func apply(_ completion: ErasedCompletion, claim: Bool, detachUpstream: Bool) -> Bool {
+    switch completion {
+    case .result(let result): return settle(result, detachUpstream: detachUpstream, unlessClaimed: claim)
+    case .using(let other): return bind(to: other, claim: claim)
+    }
+  }
+
+  /// Offers a callback: it waits for the result, or runs now on this thread if the result was
+  /// already delivered (then `nil` is returned).
+  final func observe(_ callback: FutureCallback) -> RegistrationKey? {
+    switch lock.withLock({ machine.observe(callback) }) {
+    case .queued(let key): return key
+    case .runNow(let callback, let result):
+      callback.run(result)
+      return nil
+    }
+  }
+
+  /// Removes a waiting callback (a consumer leaving); it is released after unlocking.
+  final func removeConsumer(_ key: RegistrationKey) {
+    let removed = lock.withLock { machine.remove(key) }
+    _ = removed
+  }
+
+  /// Completes this future with whatever `source` ends with; requests made meanwhile are
+  /// forwarded to `source`.
+  ///
+  /// - Returns: `false` if `claim` and the producer had already completed or handed the future
+  ///   over, or if `source` is this future.
+  final func bind(to source: _FutureCore, claim: Bool) -> Bool {
+    guard source !== self else { return false }
+    if claim {
+      let claimed = lock.withLock { () -> Bool in
+        guard !machine.isSettled, !control.isClaimed else { return false }
+        control.isClaimed = true
+        return true
+      }
+      guard claimed else { return false }
+    }
+    guard let key = source.observe(.forward(self)) else { return true }
+    var replaced = Upstream.none
+    let outcome = lock.withLock { () -> (settled: Bool, pending: CancellationOptions?) in
+      if machine.isSettled { return (true, nil) }
+      replaced = control.upstream
+      control.upstream = .one(source, key)
+      defer { control.unforwarded = nil }
+      return (false, control.unforwarded)
+    }
+    if outcome.settled {
+      source.removeConsumer(key)
+    } else if let options = outcome.pending {
+      driveRequest(RequestHops(RequestHop(from: self, to: source, key: key, options: options)))
+    }
+    _ = replaced
+    return true
+  }
+}
+
+extension _FutureCore: DeferredDelivery {
+  /// Part of `DeferredDelivery`: runs the waiting callbacks, batch by batch, outside the lock.
+  package final func deliverCallbacks() {
+    while let (batch, result) = lock.withLock({ machine.nextBatch() }) {
+      var batch = batch
+      while let callback = batch.popOldest() { callback.run(result) }
+    }
+  }
+}
+
+/// A future's result with the value as `any Sendable`.
+enum ErasedResult: Sendable {
+  case success(any Sendable)
+  case fail(any Error)
+  case cancelled
+
+  var isSuccess: Bool {
+    if case .success = self { return true }
+    return false
+  }
+
+  /// The result with its value cast back to the future's value type.
+  func typed<T>(as type: T.Type) -> FutureResult<T> {
+    switch self {
+    case .success(let value): return .success(value as! T)
+    case .fail(let error): return .fail(error)
+    case .cancelled: return .cancelled
+    }
+  }
+
+}
+
+/// A completion with the value as `any Sendable`.
+enum ErasedCompletion: Sendable {
+  case result(ErasedResult)
+  case using(_FutureCore)
+}
+
+extension FutureResult {
+  var erased: ErasedResult {
+    switch self {
+    case .success(let value): return .success(value)
+    case .fail(let error): return .fail(error)
+    case .cancelled: return .cancelled
+    }
+  }
+}
+
+extension Completion {
+  var erased: ErasedCompletion {
+    switch self {
+    case .success(let value): return .result(.success(value))
+    case .fail(let error): return .result(.fail(error))
+    case .cancelled: return .result(.cancelled)
+    case .completeUsing(let future): return .using(future)
+    }
+  }
+}
+
+/// Something waiting for a future's result.
+enum FutureCallback: Sendable {
+  /// A derived future's stage.
+  case stage(any FutureStage)
+  /// A future completing with this one's result (``Completion/completeUsing(_:)``).
+  case forward(_FutureCore)
+  /// An input of a combinator.
+  case join(FutureJoin, Int)
+  /// Anything else.
+  case closure(@Sendable (ErasedResult) -> Void)
+
+  func run(_ result: ErasedResult) {
+    switch self {
+    case .stage(let stage): stage.receive(result)
+    case .forward(let future): future.settle(result, detachUpstream: false)
+    case .join(let join, let index): join.operandCompleted(index, succeeded: result.isSuccess)
+    case .closure(let body): body(result)
+    }
+  }
+}
+
+/// A derived future waiting for its parent's result.
+protocol FutureStage: AnyObject, Sendable {
+  /// Called once with the parent's result, outside any lock.
+  func receive(_ result: ErasedResult)
+}
