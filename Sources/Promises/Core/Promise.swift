@@ -25,26 +25,34 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; every other stored property is immutable.
 
-  typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
+  @usableFromInline typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
 
-  let lock = CoreLock()
-  @exclusivity(unchecked) var machine: Machine
+  @usableFromInline let lock = CoreLock()
+  @usableFromInline @exclusivity(unchecked) var machine: Machine
   /// Whether deallocating this promise while pending is logged (promises made by users, not
   /// internal stages).
-  let warnsIfPending: Bool
+  @usableFromInline let warnsIfPending: Bool
+  /// Runs `deliverCallbacks()`. Made where the promise is created, so that when that code is
+  /// specialized for a concrete `T` (the initializers are inlinable), delivery runs specialized
+  /// code instead of generic code that looks up type metadata on every call (measured: 2.2 µs per
+  /// stage of a pending 1,000-stage `map` chain without it). It captures nothing.
+  @usableFromInline let deliverer: @Sendable (Promise<T>) -> Void
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
-  init(pending: Void) {
+  @inlinable init(pending: Void) {
+    deliverer = { $0.deliverWaitingCallbacks() }
     machine = Machine()
     warnsIfPending = false
   }
 
-  init(warnsIfPending: Bool) {
+  @inlinable init(warnsIfPending: Bool) {
+    deliverer = { $0.deliverWaitingCallbacks() }
     machine = Machine()
     self.warnsIfPending = warnsIfPending
   }
 
-  init(settled result: Result<T, Error>) {
+  @inlinable init(settled result: Result<T, Error>) {
+    deliverer = { $0.deliverWaitingCallbacks() }
     machine = Machine(settled: result)
     warnsIfPending = false
   }
@@ -70,6 +78,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   }
 
   /// A promise already fulfilled with `value`.
+  @inlinable
   public static func value(_ value: T) -> Promise<T> {
     Promise(settled: .success(value))
   }
@@ -78,6 +87,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   ///
   /// If the promise is deallocated while still pending, ``conf`` `.logHandler` receives
   /// ``LogEvent/pendingPromiseDeallocated``.
+  @inlinable
   public static func pending() -> (promise: Promise<T>, resolver: Resolver<T>) {
     let promise = Promise(warnsIfPending: true)
     return (promise, Resolver(promise))
@@ -92,6 +102,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   // MARK: State
 
   /// The result once resolved; `nil` while pending.
+  @inlinable
   public var result: Result<T, Error>? {
     lock.withLock { machine.value }
   }
@@ -101,18 +112,26 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// Settles with `result` unless already settled. Waiting callbacks run on this thread, in
   /// registration order, before this returns (or, inside another delivery, when it returns to the
   /// delivery loop). Returns whether this call settled the promise.
-  @discardableResult
+  @inlinable @discardableResult
   func settle(_ result: Result<T, Error>) -> Bool {
     switch lock.withLock({ machine.settle(result) }) {
     case .deliver:
-      SettleDelivery.deliver(self)
+      deliverSettled()
       return true
     case .settled: return true
     case .alreadySettled: return false
     }
   }
 
+  /// Hands the waiting callbacks to the core's per-thread delivery (which calls
+  /// `deliverCallbacks()` now or, inside another delivery, when it returns to the loop).
+  @usableFromInline
+  func deliverSettled() {
+    SettleDelivery.deliver(self)
+  }
+
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
+  @inlinable
   func observe(_ callback: PromiseCallback<Result<T, Error>>) {
     switch lock.withLock({ machine.observe(callback) }) {
     case .queued: return
@@ -122,6 +141,12 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
 
   /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
   package func deliverCallbacks() {
+    deliverer(self)
+  }
+
+  /// Runs waiting callbacks after unlocking, batch by batch, in registration order.
+  @inlinable
+  func deliverWaitingCallbacks() {
     while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
       var batch = batch
       while let callback = batch.popOldest() { callback(value) }
@@ -131,6 +156,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// Calls `body` with the result once this promise resolves: synchronously on the resolving
   /// thread, or at once on this thread if it already resolved. The primitive every other method
   /// is built on.
+  @inlinable
   public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
     observe(.run(body))
   }
