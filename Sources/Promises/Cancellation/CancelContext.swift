@@ -69,14 +69,22 @@ public final class CancelContext: Cancellable, Sendable {
 
   /// Makes `member`'s promise a member: a cancel rejects it while it is pending. The registration
   /// is removed as soon as the promise settles, so a long-lived context stays small.
-  @usableFromInline
+  @inlinable
   func adopt<T>(_ member: CancellablePromise<T>) {
-    // The handler captures only the member (no closure context to allocate).
-    let registration = source.register(
-      .onCancelWithReason { reason in
-        if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
-      })
-    if registration.isActive { member.promise.observe(.unregister(registration)) }
+    // Inlinable so that the handler below is made (and specialized) in the client. It captures
+    // only the member, so it needs no closure context.
+    let registration = registerCancelHandler { reason in
+      if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
+    }
+    if let registration { member.promise.observe(.unregister(registration)) }
+  }
+
+  /// Registers a handler run with the reason when the chain is cancelled (at once if it was).
+  /// Returns the registration, or `nil` if the handler already ran.
+  @usableFromInline
+  func registerCancelHandler(_ handler: @escaping @Sendable (any Error) -> Void) -> CancelRegistration? {
+    let registration = source.register(.onCancelWithReason(handler))
+    return registration.isActive ? registration : nil
   }
 
   @usableFromInline
