@@ -112,7 +112,7 @@ extension CancellableThenable {
   }
 
   /// Runs `body` with the value and resolves the new member like the cancellable chain `body`
-  /// returns (PromiseKit 7's explicit name). See ``then(on:flags:_:)-(_,_,(T)->V)``.
+  /// returns (PromiseKit 7's explicit name). See `then(on:flags:_:)`.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
