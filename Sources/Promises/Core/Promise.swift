@@ -1,5 +1,6 @@
 import CancelCore
 import Dispatch
+import Foundation
 
 /// A value that will be fulfilled or rejected exactly once: PromiseKit's `Promise`, built on the
 /// core's settle-once state machine.
@@ -177,7 +178,10 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// the queue that must resolve this promise (for example on the main thread when the promise is
   /// resolved by a handler on the main queue). It is meant for command-line tools and tests; in
   /// an app prefer chaining.
+  ///
+  /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
   public func wait() throws -> T {
+    if Thread.isMainThread { conf.logHandler(.waitOnMainThread) }
     if let result { return try result.get() }
     BlockingWait.wait { done in pipe { _ in done() } }
     return try result!.get()
