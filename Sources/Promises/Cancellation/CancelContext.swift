@@ -76,7 +76,7 @@ public final class CancelContext: Cancellable, Sendable {
     let registration = registerCancelHandler { reason in
       if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
     }
-    if let registration { member.promise.observe(.unregister(registration)) }
+    if let registration { member.promise.attachMemberRegistration(registration) }
   }
 
   /// Registers a handler run with the reason when the chain is cancelled (at once if it was).

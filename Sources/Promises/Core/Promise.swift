@@ -24,8 +24,8 @@ import Foundation
 public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
-  // unlocking; `warnsIfPending` is written only inside `lock.withLock` and read in `deinit`; every
-  // other stored property is immutable.
+  // unlocking; `warnsIfPending` and `memberRegistration` are written only inside `lock.withLock`
+  // (`warnsIfPending` is also read in `deinit`); every other stored property is immutable.
 
   @usableFromInline typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
 
@@ -41,6 +41,10 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// code instead of generic code that looks up type metadata on every call (measured: 2.2 µs per
   /// stage of a pending 1,000-stage `map` chain without it). It captures nothing.
   @usableFromInline let deliverer: @Sendable (Promise<T>) -> Void
+  /// For a member of a cancellable chain: its handler on the chain's context, removed when this
+  /// promise settles (so a finished member leaves its context). Kept here rather than as a second
+  /// callback, which would cost the callback table an array. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var memberRegistration: CancelRegistration?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
@@ -118,10 +122,11 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// delivery loop). Returns whether this call settled the promise.
   @inlinable @discardableResult
   func settle(_ result: Result<T, Error>) -> Bool {
-    let action = lock.withLock {
+    let (action, registration) = lock.withLock {
       warnsIfPending = false
-      return machine.settle(result)
+      return (machine.settle(result), memberRegistration.take())
     }
+    registration?.unregister()
     switch action {
     case .deliver:
       deliverSettled()
@@ -129,6 +134,18 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
     case .settled: return true
     case .alreadySettled: return false
     }
+  }
+
+  /// Keeps `registration` (a cancel context's handler for this member) until this promise settles,
+  /// then removes it; removes it at once if the promise has already settled.
+  @inlinable
+  func attachMemberRegistration(_ registration: CancelRegistration) {
+    let settled = lock.withLock {
+      if machine.isSettled { return true }
+      memberRegistration = registration
+      return false
+    }
+    if settled { registration.unregister() }
   }
 
   /// Hands the waiting callbacks to the core's per-thread delivery (which calls

@@ -3,24 +3,27 @@ import Dispatch
 
 /// One callback waiting in a promise's or guarantee's settle-once state machine.
 ///
-/// Closures are wrapped in this enum (never stored bare) so that storing one in the core's
-/// `RegistrationTable` costs no reabstraction thunk. The `unregister` case lets a member of a
-/// cancellable chain leave its context when it settles without allocating a closure for it.
+/// Closures are wrapped in this struct (never stored bare) so that storing one in the core's
+/// `RegistrationTable` costs no reabstraction thunk.
 @usableFromInline
-enum PromiseCallback<Value: Sendable>: Sendable {
-  /// Runs the closure with the settled value.
-  case run(@Sendable (Value) -> Void)
-  /// Removes a registration from a cancel context (the member settled, so cancel can no longer
-  /// reject it).
-  case unregister(CancelRegistration)
+struct PromiseCallback<Value: Sendable>: Sendable {
+  @usableFromInline let body: @Sendable (Value) -> Void
+
+  @inlinable
+  init(_ body: @escaping @Sendable (Value) -> Void) {
+    self.body = body
+  }
+
+  /// A callback running `body`.
+  @inlinable
+  static func run(_ body: @escaping @Sendable (Value) -> Void) -> PromiseCallback {
+    PromiseCallback(body)
+  }
 
   /// Performs the callback. Called after unlocking, never under a lock.
   @inlinable
   func callAsFunction(_ value: Value) {
-    switch self {
-    case .run(let body): body(value)
-    case .unregister(let registration): registration.unregister()
-    }
+    body(value)
   }
 }
 
