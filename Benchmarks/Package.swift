@@ -50,6 +50,15 @@ let package = Package(
       path: "Benchmarks/FuturesBenchmarks",
       plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     ),
+    .executableTarget(
+      name: "PromisesBenchmarks",
+      dependencies: [
+        .product(name: "Benchmark", package: "benchmark"),
+        .product(name: "Promises", package: "swift-cancellation"),
+      ],
+      path: "Benchmarks/PromisesBenchmarks",
+      plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    ),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -40,6 +40,18 @@ struct CancellationTests {
     #expect(promise.asPromise() === promise)
   }
 
+  @Test func aWrapperMadeWithAContextJoinsThatChain() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let (other, _) = Promise<Int>.pending()
+    let joined = CancellablePromise(other, cancelContext: root.cancelContext)
+    #expect(joined.cancelContext === root.cancelContext)
+    root.cancel()
+    #expect(isPMKCancelled(joined.error), "cancelling the chain rejected the member that joined it")
+    #expect(other.isPending)
+    let qualified: Promises.Promise<Int> = Promises.Promise.value(1)
+    #expect(qualified.value == 1, "module qualification works")
+  }
+
   @Test func initWithTaskAndResolverCancelsTheTaskOnceAndRejects() {
     let task = CountingTask()
     let captured = Recorder<Resolver<Int>>()

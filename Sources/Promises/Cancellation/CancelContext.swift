@@ -23,11 +23,11 @@ import CancelCore
 /// registered with its context until it settles).
 public final class CancelContext: Cancellable, Sendable {
   /// The core source whose cancellation is the chain's cancellation.
-  let source = CancelStorage()
+  @usableFromInline let source = CancelStorage()
   /// Cancelled (as a flag) once a cancel rejected at least one member.
   let rejectedMember = CancelStorage()
 
-  init() {}
+  @usableFromInline init() {}
 
   /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
   /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.
@@ -64,7 +64,7 @@ public final class CancelContext: Cancellable, Sendable {
   public var isCancelled: Bool { rejectedMember.isCancelled }
 
   /// Whether ``cancel(error:)`` was called (even if the chain had already finished).
-  public var cancelAttempted: Bool { source.isCancelled }
+  @inlinable public var cancelAttempted: Bool { source.isCancelled }
 
   /// The error the chain was cancelled with (the first one), or `nil`.
   public var cancelledError: Error? { source.reason }
@@ -73,15 +73,25 @@ public final class CancelContext: Cancellable, Sendable {
 
   /// Makes `member`'s promise a member: a cancel rejects it while it is pending. The registration
   /// is removed as soon as the promise settles, so a long-lived context stays small.
+  @inlinable
   func adopt<T>(_ member: CancellablePromise<T>) {
-    // The handler captures only the member (no closure context to allocate).
-    let registration = source.register(
-      .onCancelWithReason { reason in
-        if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
-      })
-    if registration.isActive { member.promise.observe(.unregister(registration)) }
+    // Inlinable so that the handler below is made (and specialized) in the client. It captures
+    // only the member, so it needs no closure context.
+    let registration = registerCancelHandler { reason in
+      if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
+    }
+    if let registration { member.promise.attachMemberRegistration(registration) }
   }
 
+  /// Registers a handler run with the reason when the chain is cancelled (at once if it was).
+  /// Returns the registration, or `nil` if the handler already ran.
+  @usableFromInline
+  func registerCancelHandler(_ handler: @escaping @Sendable (any Error) -> Void) -> CancelRegistration? {
+    let registration = source.register(.onCancelWithReason(handler))
+    return registration.isActive ? registration : nil
+  }
+
+  @usableFromInline
   func markRejected() {
     _ = rejectedMember.cancel(reason: PMKError.cancelled)
   }

@@ -50,7 +50,7 @@ extension CancellableCatchMixin {
 
   /// Replaces a rejection (that `policy` covers) with the cancellable chain `body` returns, which
   /// is linked to the branch (cancelling the branch cancels it). See
-  /// ``recover(on:flags:policy:_:)-(_,_,_,(Error)->V)``.
+  /// `recover(on:flags:policy:_:)`.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
@@ -134,7 +134,7 @@ extension CancellableCatchMixin {
 
 extension CancellableCatchMixin where T == Void {
   /// Handles a rejection (that `policy` covers) by running `body`; starts a branch like
-  /// ``recover(on:flags:policy:_:)-(_,_,_,(Error)->V)``.
+  /// `recover(on:flags:policy:_:)`.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.

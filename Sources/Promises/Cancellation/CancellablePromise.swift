@@ -20,6 +20,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   public let cancelContext: CancelContext
 
   /// A member of `context` that resolves `promise`.
+  @inlinable
   init(member promise: Promise<T>, context: CancelContext) {
     self.promise = promise
     cancelContext = context
@@ -27,6 +28,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   }
 
   /// A new pending member of `context`.
+  @inlinable
   convenience init(stageOf context: CancelContext) {
     self.init(member: Promise(pending: ()), context: context)
   }
@@ -135,6 +137,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   }
 
   /// A pending member and the resolver that settles it; cancelling rejects it.
+  @inlinable
   public static func pending() -> (promise: CancellablePromise<T>, resolver: Resolver<T>) {
     let member = CancellablePromise(stageOf: CancelContext())
     return (member, Resolver(member.promise))
@@ -147,6 +150,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// started: a cancel counts from the moment it flips the context, even before its handler
   /// reached this member (handlers run newest first, and a task cancelled before may resolve the
   /// work this member follows).
+  @inlinable
   func settle(_ result: Result<T, Error>) {
     if cancelContext.cancelAttempted, let reason = cancelContext.cancelledError {
       if promise.settle(.failure(reason)) { cancelContext.markRejected() }

@@ -112,7 +112,7 @@ extension CancellableThenable {
   }
 
   /// Runs `body` with the value and resolves the new member like the cancellable chain `body`
-  /// returns (PromiseKit 7's explicit name). See ``then(on:flags:_:)-(_,_,(T)->V)``.
+  /// returns (PromiseKit 7's explicit name). See `then(on:flags:_:)`.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
@@ -189,6 +189,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - transform: the transformation; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func map<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
@@ -199,13 +200,15 @@ extension CancellableThenable {
     promise.pipe { result in
       switch result {
       case .success(let value):
-        on.dispatch(flags) {
-          guard !context.cancelAttempted else { return }
-          do {
-            next.settle(.success(try transform(value)))
-          } catch {
-            next.settle(.failure(error))
+        // `on: nil` runs inline: no second closure is made for it.
+        if let queue = on {
+          queue.async(flags) {
+            guard !context.cancelAttempted else { return }
+            next.settle(Result { try transform(value) })
           }
+        } else {
+          guard !context.cancelAttempted else { return }
+          next.settle(Result { try transform(value) })
         }
       case .failure(let error):
         next.settle(.failure(error))
@@ -221,6 +224,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - transform: the transformation; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func compactMap<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U?
@@ -239,6 +243,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: consumes the value; it does not start after a cancel.
   /// - Returns: a new `Void` member of this chain.
+  @inlinable
   public func done(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -254,6 +259,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: looks at the value; it does not start after a cancel.
   /// - Returns: a new member of this chain with the same value.
+  @inlinable
   public func get(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void

@@ -26,7 +26,7 @@ public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
   return result
 }
 
-/// Waits for every thenable to fulfil (variadic form of ``when(fulfilled:)-(_:)``).
+/// Waits for every thenable to fulfil (variadic form of ``when(fulfilled:)-([U])->Promise<[U.T]>``).
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a promise of every value, in argument order.
@@ -107,7 +107,7 @@ public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Res
   return result
 }
 
-/// Waits for every promise to resolve (variadic form of ``when(resolved:)-(_:)``).
+/// Waits for every promise to resolve (variadic form of ``when(resolved:)-([Promise<T>])``).
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in argument order.

@@ -47,7 +47,7 @@ public typealias CancellablePromiseError = PMKError
 
 extension Error {
   /// Whether this error is a cancellation: PromiseKit's spelling of the core's one classifier,
-  /// ``Swift/Error/isCancellation`` (true for ``PMKError/cancelled``, `CancellationError`,
+  /// `isCancellation` (true for ``PMKError/cancelled``, `CancellationError`,
   /// timeouts, `URLError.cancelled` and the other cancellation errors the core knows).
   public var isCancelled: Bool {
     isCancellation

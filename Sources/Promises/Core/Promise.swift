@@ -1,5 +1,6 @@
 import CancelCore
 import Dispatch
+import Foundation
 
 /// A value that will be fulfilled or rejected exactly once: PromiseKit's `Promise`, built on the
 /// core's settle-once state machine.
@@ -23,28 +24,43 @@ import Dispatch
 public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
-  // unlocking; every other stored property is immutable.
+  // unlocking; `warnsIfPending` and `memberRegistration` are written only inside `lock.withLock`
+  // (`warnsIfPending` is also read in `deinit`); every other stored property is immutable.
 
-  typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
+  @usableFromInline typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
 
-  let lock = CoreLock()
-  @exclusivity(unchecked) var machine: Machine
-  /// Whether deallocating this promise while pending is logged (promises made by users, not
-  /// internal stages).
-  let warnsIfPending: Bool
+  @usableFromInline let lock = CoreLock()
+  @usableFromInline @exclusivity(unchecked) var machine: Machine
+  /// Whether deallocating this promise now would be logged: set for promises made by users while
+  /// they are pending, cleared when they settle. A plain `Bool` beside the machine (guarded by
+  /// the same lock) so that `deinit` need not inspect the generic machine, whose type metadata
+  /// lookups cost about 100 ns per promise when a generic `deinit` touches it.
+  @usableFromInline @exclusivity(unchecked) var warnsIfPending: Bool
+  /// Runs `deliverCallbacks()`. Made where the promise is created, so that when that code is
+  /// specialized for a concrete `T` (the initializers are inlinable), delivery runs specialized
+  /// code instead of generic code that looks up type metadata on every call (measured: 2.2 µs per
+  /// stage of a pending 1,000-stage `map` chain without it). It captures nothing.
+  @usableFromInline let deliverer: @Sendable (Promise<T>) -> Void
+  /// For a member of a cancellable chain: its handler on the chain's context, removed when this
+  /// promise settles (so a finished member leaves its context). Kept here rather than as a second
+  /// callback, which would cost the callback table an array. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) var memberRegistration: CancelRegistration?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
-  init(pending: Void) {
+  @inlinable init(pending: Void) {
+    deliverer = { $0.deliverWaitingCallbacks() }
     machine = Machine()
     warnsIfPending = false
   }
 
-  init(warnsIfPending: Bool) {
+  @inlinable init(warnsIfPending: Bool) {
+    deliverer = { $0.deliverWaitingCallbacks() }
     machine = Machine()
     self.warnsIfPending = warnsIfPending
   }
 
-  init(settled result: Result<T, Error>) {
+  @inlinable init(settled result: Result<T, Error>) {
+    deliverer = { $0.deliverWaitingCallbacks() }
     machine = Machine(settled: result)
     warnsIfPending = false
   }
@@ -70,6 +86,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   }
 
   /// A promise already fulfilled with `value`.
+  @inlinable
   public static func value(_ value: T) -> Promise<T> {
     Promise(settled: .success(value))
   }
@@ -78,13 +95,14 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   ///
   /// If the promise is deallocated while still pending, ``conf`` `.logHandler` receives
   /// ``LogEvent/pendingPromiseDeallocated``.
+  @inlinable
   public static func pending() -> (promise: Promise<T>, resolver: Resolver<T>) {
     let promise = Promise(warnsIfPending: true)
     return (promise, Resolver(promise))
   }
 
   deinit {
-    if warnsIfPending, !machine.isSettled {
+    if warnsIfPending {
       conf.logHandler(.pendingPromiseDeallocated)
     }
   }
@@ -92,6 +110,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   // MARK: State
 
   /// The result once resolved; `nil` while pending.
+  @inlinable
   public var result: Result<T, Error>? {
     lock.withLock { machine.value }
   }
@@ -101,18 +120,43 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// Settles with `result` unless already settled. Waiting callbacks run on this thread, in
   /// registration order, before this returns (or, inside another delivery, when it returns to the
   /// delivery loop). Returns whether this call settled the promise.
-  @discardableResult
+  @inlinable @discardableResult
   func settle(_ result: Result<T, Error>) -> Bool {
-    switch lock.withLock({ machine.settle(result) }) {
+    let (action, registration) = lock.withLock {
+      warnsIfPending = false
+      return (machine.settle(result), memberRegistration.take())
+    }
+    registration?.unregister()
+    switch action {
     case .deliver:
-      SettleDelivery.deliver(self)
+      deliverSettled()
       return true
     case .settled: return true
     case .alreadySettled: return false
     }
   }
 
+  /// Keeps `registration` (a cancel context's handler for this member) until this promise settles,
+  /// then removes it; removes it at once if the promise has already settled.
+  @inlinable
+  func attachMemberRegistration(_ registration: CancelRegistration) {
+    let settled = lock.withLock {
+      if machine.isSettled { return true }
+      memberRegistration = registration
+      return false
+    }
+    if settled { registration.unregister() }
+  }
+
+  /// Hands the waiting callbacks to the core's per-thread delivery (which calls
+  /// `deliverCallbacks()` now or, inside another delivery, when it returns to the loop).
+  @usableFromInline
+  func deliverSettled() {
+    SettleDelivery.deliver(self)
+  }
+
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
+  @inlinable
   func observe(_ callback: PromiseCallback<Result<T, Error>>) {
     switch lock.withLock({ machine.observe(callback) }) {
     case .queued: return
@@ -122,6 +166,12 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
 
   /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
   package func deliverCallbacks() {
+    deliverer(self)
+  }
+
+  /// Runs waiting callbacks after unlocking, batch by batch, in registration order.
+  @inlinable
+  func deliverWaitingCallbacks() {
     while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
       var batch = batch
       while let callback = batch.popOldest() { callback(value) }
@@ -131,6 +181,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// Calls `body` with the result once this promise resolves: synchronously on the resolving
   /// thread, or at once on this thread if it already resolved. The primitive every other method
   /// is built on.
+  @inlinable
   public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
     observe(.run(body))
   }
@@ -144,7 +195,10 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// the queue that must resolve this promise (for example on the main thread when the promise is
   /// resolved by a handler on the main queue). It is meant for command-line tools and tests; in
   /// an app prefer chaining.
+  ///
+  /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
   public func wait() throws -> T {
+    if Thread.isMainThread { conf.logHandler(.waitOnMainThread) }
     if let result { return try result.get() }
     BlockingWait.wait { done in pipe { _ in done() } }
     return try result!.get()

@@ -8,23 +8,26 @@
 /// creating a pending promise costs one allocation. Copies resolve the same promise.
 public struct Resolver<T: Sendable>: Sendable {
   /// The promise this resolver settles.
-  let promise: Promise<T>
+  @usableFromInline let promise: Promise<T>
 
-  init(_ promise: Promise<T>) {
+  @inlinable init(_ promise: Promise<T>) {
     self.promise = promise
   }
 
   /// Fulfils the promise with `value`, unless it already resolved.
+  @inlinable
   public func fulfill(_ value: T) {
     promise.settle(.success(value))
   }
 
   /// Rejects the promise with `error`, unless it already resolved.
+  @inlinable
   public func reject(_ error: Error) {
     promise.settle(.failure(error))
   }
 
   /// Resolves the promise with `result`, unless it already resolved.
+  @inlinable
   public func resolve(_ result: Result<T, Error>) {
     promise.settle(result)
   }

@@ -43,7 +43,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     map(on: on, flags: flags) { try $0.compactMap(transform) }
   }
 
-  /// Starts a thenable per element and waits for all of them (``when(fulfilled:)-(_:)``).
+  /// Starts a thenable per element and waits for all of them (``when(fulfilled:)-([U])->Promise<[U.T]>``).
   ///
   /// - Parameters:
   ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.

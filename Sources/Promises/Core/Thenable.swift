@@ -28,6 +28,7 @@ extension Thenable {
   ///   - body: returns the next step. Returning the promise that `then` itself returned rejects it
   ///     with ``PMKError/returnedSelf``; throwing rejects it with the error.
   /// - Returns: a promise resolved like the thenable `body` returned.
+  @inlinable
   public func then<U: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> U
@@ -37,14 +38,11 @@ extension Thenable {
     pipe { result in
       switch result {
       case .success(let value):
-        on.dispatch(flags) {
-          do {
-            let returned = try body(value)
-            guard returned !== next else { throw PMKError.returnedSelf }
-            returned.pipe { next.settle($0) }
-          } catch {
-            next.settle(.failure(error))
-          }
+        // `on: nil` runs inline: no second closure is made for it.
+        if let queue = on {
+          queue.async(flags) { runThen(body, value, next) }
+        } else {
+          runThen(body, value, next)
         }
       case .failure(let error):
         next.settle(.failure(error))
@@ -61,6 +59,7 @@ extension Thenable {
   ///   - flags: the dispatch flags for `transform`.
   ///   - transform: the transformation.
   /// - Returns: a promise of the transformed value.
+  @inlinable
   public func map<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
@@ -70,12 +69,11 @@ extension Thenable {
     pipe { result in
       switch result {
       case .success(let value):
-        on.dispatch(flags) {
-          do {
-            next.settle(.success(try transform(value)))
-          } catch {
-            next.settle(.failure(error))
-          }
+        // `on: nil` runs inline: no second closure is made for it.
+        if let queue = on {
+          queue.async(flags) { next.settle(Result { try transform(value) }) }
+        } else {
+          next.settle(Result { try transform(value) })
         }
       case .failure(let error):
         next.settle(.failure(error))
@@ -92,6 +90,7 @@ extension Thenable {
   ///   - flags: the dispatch flags for `transform`.
   ///   - transform: the transformation.
   /// - Returns: a promise of the non-`nil` transformed value.
+  @inlinable
   public func compactMap<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U?
@@ -111,6 +110,7 @@ extension Thenable {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: consumes the value.
   /// - Returns: a `Void` promise resolved when `body` has run.
+  @inlinable
   public func done(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -126,6 +126,7 @@ extension Thenable {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: looks at the value; throwing rejects the returned promise.
   /// - Returns: a promise of the same value.
+  @inlinable
   public func get(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -191,5 +192,17 @@ extension Thenable {
   public var value: T? {
     if case .success(let value)? = result { return value }
     return nil
+  }
+}
+
+/// Runs a `then` body and resolves `next` like the thenable it returns.
+@inlinable
+func runThen<V, U: Thenable>(_ body: (V) throws -> U, _ value: V, _ next: Promise<U.T>) {
+  do {
+    let returned = try body(value)
+    guard returned !== next else { throw PMKError.returnedSelf }
+    returned.pipe { next.settle($0) }
+  } catch {
+    next.settle(.failure(error))
   }
 }

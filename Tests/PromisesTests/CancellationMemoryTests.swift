@@ -1,0 +1,42 @@
+import TestSupport
+import Testing
+
+@testable import Promises
+
+@Suite("Cancellable chains: memory")
+struct CancellationMemoryTests {
+  @Test func settledMembersLeaveTheirContext() {
+    let (root, resolver) = CancellablePromise<Int>.pending()
+    var tail = root
+    for _ in 0..<100 { tail = tail.map(on: nil) { $0 + 1 } }
+    #expect(root.cancelContext.source.registrationCount == 101, "every pending member waits on the context")
+    resolver.fulfill(0)
+    #expect(tail.value == 100)
+    #expect(root.cancelContext.source.registrationCount == 0, "settled members removed their handlers")
+  }
+
+  @Test func aFinishedChainIsFreed() {
+    weak var context: CancelContext?
+    weak var member: CancellablePromise<Int>?
+    do {
+      let (root, resolver) = CancellablePromise<Int>.pending()
+      let tail = root.map(on: nil) { $0 + 1 }.then(on: nil) { Promise.value($0) }
+      context = tail.cancelContext
+      member = tail
+      resolver.fulfill(1)
+      #expect(tail.value == 2)
+    }
+    #expect(context == nil && member == nil, "no reference cycle outlives a settled chain")
+  }
+
+  @Test func aCancelledChainIsFreed() {
+    weak var context: CancelContext?
+    do {
+      let (root, _) = CancellablePromise<Int>.pending()
+      let tail = root.map(on: nil) { $0 + 1 }
+      context = tail.cancelContext
+      tail.cancel()
+    }
+    #expect(context == nil)
+  }
+}
