@@ -41,6 +41,33 @@ struct PromiseAsyncTests {
     #expect(try await promise.async() == 1)
   }
 
+  /// Plain promises resolved on another thread while their awaiting tasks are cancelled: the
+  /// one-shot cell lets exactly one of the two resume each continuation.
+  @Test func plainPromiseAwaitsRacingCancellationEachEndExactlyOnce() async {
+    let count = Stress.iterations(10_000, minimum: 1_000)
+    let ended = Counter()
+    await withTaskGroup(of: Void.self) { group in
+      for index in 0..<count {
+        let (promise, resolver) = Promise<Int>.pending()
+        let waiter = Task {
+          do {
+            #expect(try await promise.async() == index)
+          } catch {
+            #expect(error is CancellationError)
+          }
+          ended.increment()
+        }
+        DispatchQueue.global().async { resolver.fulfill(index) }
+        group.addTask {
+          if index % 2 == 0 { await Task.yield() }
+          waiter.cancel()
+          await waiter.value
+        }
+      }
+    }
+    #expect(ended.value == count)
+  }
+
   @Test func awaitingAGuaranteeReturnsItsValue() async {
     let (guarantee, resolve) = Guarantee<Int>.pending()
     async let value = guarantee.async()
