@@ -85,6 +85,9 @@ struct FoundationInEveryStyleTests {
     let server = try LocalHTTPServer(chunkSize: 1)
     var request = URLRequest(url: server.baseURL.appendingPathComponent("echo"))
     request.httpMethod = "POST"
+    // The server answers an upload only after a long silence; URLSession's 60 s idle timeout must
+    // not end it first when a loaded run (the sanitizer's) delays this test's cancel.
+    request.timeoutInterval = 3_600
     let running = await URLSession.shared.uploadWork(for: request, from: Data(repeating: 1, count: 1_000))
       .start(as: style)
     await server.answerStarted(path: "/echo")

@@ -100,6 +100,9 @@ struct URLSessionTests {
     let source = CancelSource()
     var request = URLRequest(url: server.baseURL.appendingPathComponent("echo"))
     request.httpMethod = "POST"
+    // The server answers an upload only after a long silence; URLSession's 60 s idle timeout must
+    // not end it first when a loaded run (the sanitizer's) delays this test's cancel.
+    request.timeoutInterval = 3_600
     let body = Data(repeating: 7, count: 10_000)
     async let outcome: Result<DataResponse, any Error> = withCheckedContinuation { continuation in
       URLSession.shared.uploadTask(with: request, from: body, signal: source.signal) {
