@@ -239,7 +239,7 @@ where It.Element == CancellablePromise<T> {
   private func run() {
     if started { active -= 1 } else { started = true }
     guard result.promise.isPending else { return }
-    while !exhausted, active < limit, !result.cancelAttempted {
+    while !exhausted, active < limit, !result.cancelAttempted, result.promise.isPending {
       guard let next = iterator.next() else {
         exhausted = true
         break

@@ -13,13 +13,16 @@ import Dispatch
 public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
-  // unlocking; every other stored property is immutable.
+  // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
+  // every other stored property is immutable.
 
   typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
 
   let lock = CoreLock()
   @exclusivity(unchecked) var machine: Machine
-  let warnsIfPending: Bool
+  /// Set while a guarantee made by users is pending, cleared (under `lock`) when it settles, so
+  /// that `deinit` need not inspect the generic machine.
+  @exclusivity(unchecked) var warnsIfPending: Bool
   /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``); a
   /// cancellable wrapper cancels it.
   let task: (any CancellableTask)?
@@ -74,7 +77,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   }
 
   deinit {
-    if warnsIfPending, !machine.isSettled {
+    if warnsIfPending {
       conf.logHandler(.pendingGuaranteeDeallocated)
     }
   }
@@ -93,7 +96,11 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   @discardableResult
   func settle(_ value: T) -> Bool {
-    switch lock.withLock({ machine.settle(value) }) {
+    let action = lock.withLock {
+      warnsIfPending = false
+      return machine.settle(value)
+    }
+    switch action {
     case .deliver:
       SettleDelivery.deliver(self)
       return true
