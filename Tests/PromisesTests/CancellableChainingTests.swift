@@ -236,6 +236,14 @@ struct CancellableCombinatorTests {
     #expect(when(fulfilled: values.makeIterator(), concurrently: 3).value == Array(0..<10))
     let failing = [CancellablePromise(Promise.value(1)), CancellablePromise<Int>(error: TestError())]
     #expect(when(fulfilled: failing.makeIterator(), concurrently: 1).isRejected)
+    // A rejection stops the pulling, even when the rejected input was already settled.
+    let pulls = Counter()
+    let rejecting = AnyIterator<CancellablePromise<Int>> {
+      pulls.increment()
+      return CancellablePromise<Int>(error: TestError())
+    }
+    #expect(when(fulfilled: rejecting, concurrently: 2).isRejected)
+    #expect(pulls.value == 1)
   }
 
   @Test func whenWhileRejectsWhenTheCancelPromiseRejects() {

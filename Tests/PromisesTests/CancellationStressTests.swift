@@ -1,3 +1,4 @@
+import Dispatch
 import Promises
 import TestSupport
 import Testing
@@ -75,6 +76,44 @@ struct CancellationStressTests {
       chain.cancel()
     } check: { chain in
       Self.check(chain, stages: stages)
+    }
+  }
+}
+
+@Suite("Stress: when(fulfilled:concurrently:) with inputs resolving on many threads")
+struct ConcurrentlyStressTests {
+  /// An iterator that records whether two threads ever called `next()` at once.
+  final class Source: @unchecked Sendable {
+    // Safety of `@unchecked Sendable`: `produced` is only touched inside `next()`, whose calls
+    // the test checks never overlap (`inside` counts concurrent callers).
+    let inside = Gauge()
+    let overlaps = Counter()
+    let count: Int
+    var produced = 0
+
+    init(count: Int) {
+      self.count = count
+    }
+
+    func next() -> CancellablePromise<Int>? {
+      if inside.enter() > 1 { overlaps.increment() }
+      defer { inside.leave() }
+      guard produced < count else { return nil }
+      let value = produced
+      produced += 1
+      let (promise, resolver) = CancellablePromise<Int>.pending()
+      DispatchQueue.global().async { resolver.fulfill(value) }
+      return promise
+    }
+  }
+
+  @Test func pullsInOrderOneThreadAtATimeAndCollectsEveryValue() async {
+    for _ in 0..<Stress.iterations(20, minimum: 2) {
+      let source = Source(count: 500)
+      let all = when(fulfilled: AnyIterator { source.next() }, concurrently: 4)
+      let result = await outcome(of: all.promise)
+      #expect((try? result.get()) == Array(0..<500))
+      #expect(source.overlaps.value == 0, "the iterator was never called from two threads at once")
     }
   }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Promises
+import Synchronization
 import TestSupport
 
 /// A test error with an identity.
@@ -56,4 +57,15 @@ func onSmallStack(_ bytes: Int = 256 << 10, _ body: @escaping @Sendable () -> Vo
     thread.stackSize = bytes
     thread.start()
   }
+}
+
+/// Counts the threads inside a region at once.
+final class Gauge: Sendable {
+  private let count = Atomic<Int>(0)
+
+  /// Enters; returns how many are inside now, this caller included.
+  func enter() -> Int { count.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue }
+
+  /// Leaves.
+  func leave() { count.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
 }

@@ -93,6 +93,8 @@ public final class CancelContext: Cancellable, Sendable {
 
   @usableFromInline
   func markRejected() {
+    // The load first: only the first rejection pays for boxing the error.
+    guard !rejectedMember.isCancelled else { return }
     _ = rejectedMember.cancel(reason: PMKError.cancelled)
   }
 

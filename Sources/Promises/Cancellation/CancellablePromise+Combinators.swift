@@ -204,15 +204,16 @@ public func when<It: IteratorProtocol, T: Sendable>(
   return result
 }
 
-/// The state of one `when(fulfilled:concurrently:)`.
-///
-/// Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
-/// never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
-/// exception), makes one thread at a time the drainer, and each run starts after the lock release
-/// that ended the previous one. The iterator (user code) is called by the drainer, never under the
-/// lock.
+/// The state of one `when(fulfilled:concurrently:)`: the iterator, the promises pulled so far and
+/// how many are in flight, advanced one run at a time.
 final class ConcurrentPuller<It: IteratorProtocol, T: Sendable>: RunRequester, @unchecked Sendable
 where It.Element == CancellablePromise<T> {
+  // Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
+  // never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
+  // exception), makes one thread at a time the drainer, and each run starts after the lock release
+  // that ended the previous one. The iterator (user code) is called by the drainer, never under
+  // the lock.
+
   private let lock = CoreLock()
   @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
   private let result: CancellablePromise<[T]>
@@ -239,7 +240,7 @@ where It.Element == CancellablePromise<T> {
   private func run() {
     if started { active -= 1 } else { started = true }
     guard result.promise.isPending else { return }
-    while !exhausted, active < limit, !result.cancelAttempted {
+    while !exhausted, active < limit, !result.cancelAttempted, result.promise.isPending {
       guard let next = iterator.next() else {
         exhausted = true
         break

@@ -8,6 +8,7 @@ import CancelCore
 /// under one lock is what makes "all of them resolved" exact when inputs resolve on several
 /// threads at once. No handler of the join is registered on any source, so there is nothing to
 /// remove when the decision is taken. No user code runs under the lock.
+@usableFromInline
 final class Countdown: @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`.
 
@@ -16,12 +17,14 @@ final class Countdown: @unchecked Sendable {
 
   /// A countdown over `count` inputs (at least one). Under `.allCancelled`, an arrival marked
   /// `counted: true` is counted and the last one decides; `counted: false` decides alone.
+  @usableFromInline
   init(count: Int) {
     machine = CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
   }
 
   /// Records that input `index` resolved; returns `true` exactly once: for the arrival that
   /// completed the count (or for the first `counted: false` arrival).
+  @usableFromInline
   func arrive(_ index: Int, counted: Bool = true) -> Bool {
     lock.withLock {
       guard machine.operandCompleted(index, cancelled: counted) != nil else { return false }

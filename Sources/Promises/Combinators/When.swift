@@ -7,6 +7,7 @@ import Dispatch
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a promise of every value, in input order.
+@inlinable
 public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
   guard !thenables.isEmpty else { return .value([]) }
   let result = Promise<[U.T]>(pending: ())

@@ -11,40 +11,49 @@ import Dispatch
 /// after(seconds: 1).done { print("a second later") }
 /// ```
 public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
+  // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
-  // unlocking; every other stored property is immutable.
+  // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
+  // every other stored property is immutable.
 
   typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
 
   let lock = CoreLock()
-  @exclusivity(unchecked) var machine: Machine
-  let warnsIfPending: Bool
+  @exclusivity(unchecked) var state: GuaranteeState<T>
+
+  /// The settle-once state machine (stored in `state`, see `PromiseState`).
+  var machine: Machine {
+    _read { yield state.machine }
+    _modify { yield &state.machine }
+  }
+  /// Set while a guarantee made by users is pending, cleared (under `lock`) when it settles, so
+  /// that `deinit` need not inspect the generic machine.
+  @exclusivity(unchecked) var warnsIfPending: Bool
   /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``); a
   /// cancellable wrapper cancels it.
   let task: (any CancellableTask)?
 
   /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
   init(pending: Void) {
-    machine = Machine()
+    state = GuaranteeState(machine: Machine())
     warnsIfPending = false
     task = nil
   }
 
   init(task: (any CancellableTask)?) {
-    machine = Machine()
+    state = GuaranteeState(machine: Machine())
     warnsIfPending = false
     self.task = task
   }
 
   init(warnsIfPending: Bool) {
-    machine = Machine()
+    state = GuaranteeState(machine: Machine())
     self.warnsIfPending = warnsIfPending
     task = nil
   }
 
   init(settled value: T) {
-    machine = Machine(settled: value)
+    state = GuaranteeState(machine: Machine(settled: value))
     warnsIfPending = false
     task = nil
   }
@@ -74,7 +83,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   }
 
   deinit {
-    if warnsIfPending, !machine.isSettled {
+    if warnsIfPending {
       conf.logHandler(.pendingGuaranteeDeallocated)
     }
   }
@@ -93,7 +102,11 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   @discardableResult
   func settle(_ value: T) -> Bool {
-    switch lock.withLock({ machine.settle(value) }) {
+    let action = lock.withLock {
+      warnsIfPending = false
+      return machine.settle(value)
+    }
+    switch action {
     case .deliver:
       SettleDelivery.deliver(self)
       return true
@@ -150,4 +163,9 @@ extension Guarantee: CustomStringConvertible {
   public var description: String {
     value.map { "Guarantee(\($0))" } ?? "Guarantee(pending)"
   }
+}
+
+/// A guarantee's state machine, in a struct generic over `T` alone (see `PromiseState`).
+struct GuaranteeState<T: Sendable> {
+  var machine: SettleStateMachine<T, PromiseCallback<T>>
 }

