@@ -110,6 +110,22 @@ struct FacadeConversionTests {
     #expect((token.reason as? PMKError)?.isCancelled == true)
   }
 
+  @Test func aTokenOfAContextCompletesNotCancelledOnceTheChainIsGone() {
+    var token: CancellationToken?
+    do {
+      let chain = Promise.value(1).cancellize().map(on: nil) { $0 + 1 }
+      token = CancellationToken(chain.cancelContext)
+      #expect(chain.value == 2)
+    }
+    let completions = Counter()
+    token?.onComplete { cancelled in
+      #expect(!cancelled)
+      completions.increment()
+    }
+    #expect(token?.isCompleted == true && token?.isCancelled == false)
+    #expect(completions.value == 1)
+  }
+
   // MARK: One token stops every style
 
   @Test func oneTokenStopsAPromiseChainAFutureAndATask() async {

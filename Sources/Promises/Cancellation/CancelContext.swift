@@ -35,6 +35,14 @@ public final class CancelContext: Cancellable, Sendable {
     _ = upstream.source.link(to: source)
   }
 
+  /// A context goes away once every member settled (pending members keep it alive) and nobody
+  /// holds it: it can never be cancelled any more, so its source completes without cancellation.
+  /// Observers of ``signal`` (a token made from the context) complete as not cancelled, and the
+  /// handlers still registered (tasks of a chain that finished) are released.
+  deinit {
+    _ = source.close()
+  }
+
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
   public func cancel() {
     cancel(error: PMKError.cancelled)
