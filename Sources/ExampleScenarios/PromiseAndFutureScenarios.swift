@@ -16,13 +16,13 @@ import Tokens
 
 /// Scenarios of the Promises and Futures facades on real work, and of the bridges between them.
 let promiseAndFutureScenarios: [Scenario] = [
-  Scenario(name: "promise-process", summary: "Cancelling a promise chain stops the `sleep 30` child at its root") {
+  Scenario(name: "promise-process", summary: "Cancelling a promise chain stops the `sleep 3600` child at its root") {
     report in
-    let child = ObservedChild(try requireExecutable("sleep"), arguments: ["30"])
+    let child = ObservedChild(try requireExecutable("sleep"), arguments: ["3600"])
     let chain = child.work.promise()
       .map(on: nil) { $0.standardOutputText }
     let pid = try await child.pid()
-    report.say("a chain of two promises runs `sleep 30` (process \(pid)); cancelling its tail")
+    report.say("a chain of two promises runs `sleep 3600` (process \(pid)); cancelling its tail")
     let cancelledAt = ContinuousClock.now
     chain.cancel()
     report.say("the whole chain was rejected synchronously: \(chain.error.map { "\($0)" } ?? "not rejected")")
@@ -35,7 +35,7 @@ let promiseAndFutureScenarios: [Scenario] = [
     let interrupted = Outcome<Bool>()
     let promise = CancellablePromise<Void> {
       do {
-        try await Task.sleep(for: .seconds(30))
+        try await Task.sleep(for: .seconds(3_600))
       } catch {
         interrupted.deliver(.success(error is CancellationError))
         throw error
@@ -79,7 +79,7 @@ let promiseAndFutureScenarios: [Scenario] = [
     try require(first.result?.isCancelled == true && other.value == "second got tick", "the tree rules did not hold")
   },
   Scenario(name: "await-chain", summary: "Cancelling a task that awaits a promise chain cancels the chain") { report in
-    let child = ObservedChild(try requireExecutable("sleep"), arguments: ["30"])
+    let child = ObservedChild(try requireExecutable("sleep"), arguments: ["3600"])
     let waiter = Task {
       try await child.work.promise()
         .map(on: nil) { $0.succeeded }
@@ -98,7 +98,7 @@ let promiseAndFutureScenarios: [Scenario] = [
   },
   Scenario(name: "one-token", summary: "One token stops a promise chain, a future and a task, each on real work") {
     report in
-    let child = ObservedChild(try requireExecutable("sleep"), arguments: ["30"])
+    let child = ObservedChild(try requireExecutable("sleep"), arguments: ["3600"])
     let request = CancellationRequest()
     let chain = child.work.promise()
     let timer = DispatchQueue.global().scheduledWork(after: .seconds(3_600)) { "fired" }.future()

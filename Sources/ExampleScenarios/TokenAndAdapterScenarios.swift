@@ -14,13 +14,13 @@ import Tokens
 
 /// Scenarios of the Tokens facade and the bridges to tasks and Foundation work.
 let tokenAndAdapterScenarios: [Scenario] = [
-  Scenario(name: "tokens-process", summary: "A token with a 200 ms timeout stops a `sleep 30` child process") {
+  Scenario(name: "tokens-process", summary: "A token with a 200 ms timeout stops a `sleep 3600` child process") {
     report in
     guard let sleep = ChildProcess.findExecutable(named: "sleep") else { throw ScenarioFailure("no `sleep` in PATH") }
     let request = CancellationRequest(timeout: .milliseconds(200))
     let outcome = Outcome<ProcessOutput>()
-    let pid = ChildProcess.run(sleep, arguments: ["30"], token: request.token) { outcome.deliver($0) }
-    report.say("started `sleep 30` as process \(pid.map(String.init) ?? "?"); the token times out in 200 ms")
+    let pid = ChildProcess.run(sleep, arguments: ["3600"], token: request.token) { outcome.deliver($0) }
+    report.say("started `sleep 3600` as process \(pid.map(String.init) ?? "?"); the token times out in 200 ms")
     let cancelledAt = await request.token.cancelledAt()
     let (result, endedAt) = await outcome.value()
     report.say("the child was stopped and reaped \(Report.milliseconds(endedAt - cancelledAt)) after the timeout")
@@ -66,10 +66,11 @@ let tokenAndAdapterScenarios: [Scenario] = [
     report.say("the task threw \(error)")
     try require(error is CancellationError, "expected CancellationError, got \(error)")
   },
-  Scenario(name: "token-to-task", summary: "A token cancels async work: Task.sleep(30 s) stops at once") { report in
+  Scenario(name: "token-to-task", summary: "A token cancels async work: an hour-long Task.sleep stops at once") {
+    report in
     let request = CancellationRequest()
     let sleeper = Task {
-      try await withCancellationToken(request.token) { try await Task.sleep(for: .seconds(30)) }
+      try await withCancellationToken(request.token) { try await Task.sleep(for: .seconds(3_600)) }
     }
     try await Task.sleep(for: .milliseconds(50))
     let cancelledAt = ContinuousClock.now
@@ -82,21 +83,22 @@ let tokenAndAdapterScenarios: [Scenario] = [
   },
   Scenario(name: "task-to-token", summary: "Cancelling a task cancels the token that token-style code polls") {
     report in
-    let rounds = Task {
+    let polling = Task {
       await withTaskCancellationToken { token in
         var rounds = 0
         while !token.isCancelled {  // token-style code that knows nothing about tasks
           rounds += 1
           usleep(1_000)
         }
-        return rounds
+        return (rounds, token.reason)
       }
     }
     try await Task.sleep(for: .milliseconds(50))
-    rounds.cancel()
-    let count = await rounds.value
-    report.say("the polling loop saw its token cancelled after \(count) rounds")
-    try require(count > 0, "the loop never ran")
+    polling.cancel()
+    let (count, reason) = await polling.value
+    report.say(
+      "the polling loop saw its token cancelled after \(count) rounds; reason: \(reason.map { "\($0)" } ?? "none")")
+    try require(reason is CancellationError, "the token was not cancelled by the task")
   },
 ]
 
