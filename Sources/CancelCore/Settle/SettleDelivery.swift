@@ -25,14 +25,14 @@ package enum SettleDelivery {
   package static func deliver(_ host: any DeferredDelivery) {
     let queue = ThreadDeliveryQueue.current
     if queue.isDelivering {
-      queue.pending.append(host)
+      queue.enqueue(host)
       return
     }
     queue.isDelivering = true
     host.deliverCallbacks()
     // Most deliveries queue nothing; skipping the drain then saves ~290 instructions (measured),
     // about a tenth of a promise stage.
-    if !queue.pending.isEmpty { queue.drain() }
+    if queue.next != nil || !queue.pending.isEmpty { queue.drain() }
     queue.isDelivering = false
   }
 }
@@ -40,21 +40,41 @@ package enum SettleDelivery {
 /// One thread's queue of deferred deliveries. Thread-confined: only its own thread touches it.
 final class ThreadDeliveryQueue {
   var isDelivering = false
+  /// The oldest queued delivery, when it was queued while `pending` held nothing unrun: a chain
+  /// (each delivery settling exactly the next link) then passes through this slot alone, with no
+  /// array traffic, and each link is released as soon as it was delivered.
+  var next: (any DeferredDelivery)?
+  /// Deliveries queued behind `next`, in order; `pending[head...]` are still to run.
   var pending: [any DeferredDelivery] = []
   var head = 0
 
+  /// Queues `host` behind every delivery already queued (FIFO: `next` is only used while nothing
+  /// else waits, so it is always the oldest).
+  func enqueue(_ host: any DeferredDelivery) {
+    if next == nil && head == pending.count {
+      next = host
+    } else {
+      pending.append(host)
+    }
+  }
+
   /// Runs the queued deliveries in order, including any queued while running.
   func drain() {
-    while head < pending.count {
-      let next = pending[head]
+    while true {
+      if let first = next.take() {
+        first.deliverCallbacks()
+        continue
+      }
+      guard head < pending.count else { break }
+      let following = pending[head]
       head += 1
       if head >= 1024 && head * 2 >= pending.count {
         pending.removeFirst(head)  // keep memory flat on long chains
         head = 0
       }
-      next.deliverCallbacks()
+      following.deliverCallbacks()
     }
-    pending.removeAll(keepingCapacity: pending.capacity <= 64)
+    if !pending.isEmpty { pending.removeAll(keepingCapacity: pending.capacity <= 64) }
     head = 0
   }
 

@@ -126,7 +126,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   package func deliverCallbacks() {
     while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
       var batch = batch
-      while let callback = batch.popOldest() { callback(value) }
+      while batch.mayHaveMore, let callback = batch.popOldest() { callback(value) }  // see Promise
     }
   }
 

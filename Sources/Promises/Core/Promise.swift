@@ -180,7 +180,9 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   func deliverWaitingCallbacks() {
     while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
       var batch = batch
-      while let callback = batch.popOldest() { callback(value) }
+      // `mayHaveMore` first: most batches hold one callback, and asking an emptied batch for
+      // another made the optimizer copy its (shared, empty) array (~100 instructions, measured).
+      while batch.mayHaveMore, let callback = batch.popOldest() { callback(value) }
     }
   }
 
