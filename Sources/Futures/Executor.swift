@@ -61,6 +61,7 @@ public enum Executor: Sendable {
   }
 
   /// Whether the block runs synchronously wherever it is ready.
+  @usableFromInline
   var isImmediate: Bool {
     if case .immediate = self { return true }
     return false
@@ -68,6 +69,7 @@ public enum Executor: Sendable {
 
   /// Runs `work` on this executor. For every executor but ``immediate``, ``current`` reports this
   /// executor while `work` runs.
+  @usableFromInline
   func execute(_ work: @escaping @Sendable () -> Void) {
     switch self {
     case .immediate:

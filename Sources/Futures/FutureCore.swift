@@ -45,7 +45,7 @@ public class _FutureCore: @unchecked Sendable {
   /// - Parameter unlessClaimed: fail (and change nothing) if the producer already handed the
   ///   future to another one.
   /// - Returns: whether this call completed the future.
-  @discardableResult
+  @discardableResult @usableFromInline
   final func settle(_ result: ErasedResult, detachUpstream: Bool, unlessClaimed: Bool = false) -> Bool {
     var released = RequestControl()
     let action = lock.withLock { () -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction in
@@ -71,7 +71,7 @@ public class _FutureCore: @unchecked Sendable {
   ///
   /// - Parameter claim: whether this is the producer's completion, which loses once the producer
   ///   already handed the future to another one (``Completion/completeUsing(_:)``).
-  @discardableResult
+  @discardableResult @usableFromInline
   final func apply(_ completion: ErasedCompletion, claim: Bool, detachUpstream: Bool) -> Bool {
     switch completion {
     case .result(let result): return settle(result, detachUpstream: detachUpstream, unlessClaimed: claim)
@@ -101,6 +101,7 @@ public class _FutureCore: @unchecked Sendable {
   ///
   /// - Returns: `false` if `claim` and the producer had already completed or handed the future
   ///   over, or if `source` is this future.
+  @usableFromInline
   final func bind(to source: _FutureCore, claim: Bool) -> Bool {
     guard source !== self else { return false }
     if claim {
@@ -141,6 +142,7 @@ extension _FutureCore: DeferredDelivery {
 }
 
 /// A future's result with the value as `any Sendable`.
+@usableFromInline
 enum ErasedResult: Sendable {
   case success(any Sendable)
   case fail(any Error)
@@ -152,6 +154,7 @@ enum ErasedResult: Sendable {
   }
 
   /// The result with its value cast back to the future's value type.
+  @inlinable
   func typed<T>(as type: T.Type) -> FutureResult<T> {
     switch self {
     case .success(let value): return .success(value as! T)
@@ -163,12 +166,14 @@ enum ErasedResult: Sendable {
 }
 
 /// A completion with the value as `any Sendable`.
+@usableFromInline
 enum ErasedCompletion: Sendable {
   case result(ErasedResult)
   case using(_FutureCore)
 }
 
 extension FutureResult {
+  @inlinable
   var erased: ErasedResult {
     switch self {
     case .success(let value): return .success(value)
@@ -179,6 +184,7 @@ extension FutureResult {
 }
 
 extension Completion {
+  @inlinable
   var erased: ErasedCompletion {
     switch self {
     case .success(let value): return .result(.success(value))
@@ -191,8 +197,9 @@ extension Completion {
 
 /// Something waiting for a future's result.
 enum FutureCallback: Sendable {
-  /// A derived future's stage.
-  case stage(any FutureStage)
+  /// A derived future's stage, run by a function made where the stage was created (specialized
+  /// for its types) that receives the stage as its first argument.
+  case stage(_FutureCore, StageRunner)
   /// A future completing with this one's result (``Completion/completeUsing(_:)``).
   case forward(_FutureCore)
   /// An input of a combinator.
@@ -202,7 +209,7 @@ enum FutureCallback: Sendable {
 
   func run(_ result: ErasedResult) {
     switch self {
-    case .stage(let stage): stage.receive(result)
+    case .stage(let stage, let runner): runner(stage, result)
     case .forward(let future): future.settle(result, detachUpstream: false)
     case .join(let join, let index): join.operandCompleted(index, succeeded: result.isSuccess)
     case .closure(let body): body(result)
@@ -210,8 +217,6 @@ enum FutureCallback: Sendable {
   }
 }
 
-/// A derived future waiting for its parent's result.
-protocol FutureStage: AnyObject, Sendable {
-  /// Called once with the parent's result, outside any lock.
-  func receive(_ result: ErasedResult)
-}
+/// Runs a derived future's stage (its first argument) with its parent's result, outside any lock.
+@usableFromInline
+typealias StageRunner = @Sendable (_FutureCore, ErasedResult) -> Void

@@ -7,17 +7,17 @@
 /// The block is stored as given (no wrapping closure), in one of three fields, so that the stage
 /// has no generic enum whose metadata unspecialized code would have to look up.
 @usableFromInline
-final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @unchecked Sendable {
+final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the stored properties added here are immutable; the state
   // inherited from `_FutureCore` is guarded by its lock.
 
-  let executor: Executor
+  @usableFromInline let executor: Executor
   /// `onSuccess`/`map` returning a value: runs only for a success.
-  let valueBlock: (@Sendable (Input) throws -> T)?
+  @usableFromInline let valueBlock: (@Sendable (Input) throws -> T)?
   /// `onSuccess` returning a future: runs only for a success.
-  let futureBlock: (@Sendable (Input) throws -> Future<T>)?
+  @usableFromInline let futureBlock: (@Sendable (Input) throws -> Future<T>)?
   /// `onComplete`: runs for every result.
-  let resultBlock: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
+  @usableFromInline let resultBlock: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
 
   @usableFromInline
   init(
@@ -33,9 +33,19 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @
   }
 
   /// Registers the stage on `parent` and returns it as the derived future.
-  @usableFromInline
+  ///
+  /// Inlined so that the runner handed to the parent is made in the client, specialized for the
+  /// client's types and capturing nothing: delivery then runs the stage's code specialized (no
+  /// runtime metadata lookups, a direct cast of the value) without allocating a closure context.
+  @inlinable
   func attach(to parent: _FutureCore) -> Future<T> {
-    if let key = parent.observe(.stage(self)) {
+    attach(to: parent) { core, result in unsafeDowncast(core, to: StageFuture<Input, T>.self).receive(result) }
+  }
+
+  /// Registers the stage on `parent`, to be run by `runner`, and returns it as the derived future.
+  @usableFromInline
+  func attach(to parent: _FutureCore, runner: @escaping StageRunner) -> Future<T> {
+    if let key = parent.observe(.stage(self, runner)) {
       var replaced = Upstream.none
       let settled = lock.withLock { () -> Bool in
         if machine.isSettled { return true }
@@ -49,6 +59,8 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @
     return self
   }
 
+  /// Called once with the parent's result, outside any lock.
+  @inlinable
   func receive(_ result: ErasedResult) {
     if resultBlock == nil {
       // A failure or cancellation passes through without running the block (or hopping
@@ -67,7 +79,8 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, FutureStage, @
     }
   }
 
-  private func run(_ result: ErasedResult) {
+  @inlinable
+  func run(_ result: ErasedResult) {
     if isCompleted { return }  // detached or forced meanwhile: the block never starts
     do {
       if let valueBlock, case .success(let value) = result {

@@ -15,14 +15,17 @@
 ///   thread.
 @usableFromInline
 package struct SettleStateMachine<Value, Callback> {
+  /// The phase, kept apart from the value: it is a trivial enum, so checking it never copies
+  /// the value (with the value inside the enum, each check copied the whole state, value
+  /// included, through its value witnesses when the value is an existential).
   @usableFromInline
-  enum State {
+  enum Phase {
     /// Not settled; callbacks wait in the table.
     case pending
-    /// Settled with the value; a thread is delivering the table's callbacks batch by batch.
-    case delivering(Value)
-    /// Settled with the value; every callback registered so far was handed out.
-    case settled(Value)
+    /// Settled; a thread is delivering the table's callbacks batch by batch.
+    case delivering
+    /// Settled; every callback registered so far was handed out.
+    case settled
   }
 
   /// What to do with a callback just offered.
@@ -57,32 +60,28 @@ package struct SettleStateMachine<Value, Callback> {
     case notWaiting
   }
 
-  @usableFromInline var state: State
+  @usableFromInline var phase: Phase
+  /// The value; `nil` exactly while `phase` is `.pending`.
+  @usableFromInline var settledValue: Value?
   @usableFromInline var callbacks = RegistrationTable<Callback>()
 
   /// A pending value with no callbacks; allocates nothing.
   @inlinable package init() {
-    state = .pending
+    phase = .pending
+    settledValue = nil
   }
 
   /// A value settled from the start.
   @inlinable package init(settled value: Value) {
-    state = .settled(value)
+    phase = .settled
+    settledValue = value
   }
 
   /// The value, once settled.
-  @inlinable package var value: Value? {
-    switch state {
-    case .pending: return nil
-    case .delivering(let value), .settled(let value): return value
-    }
-  }
+  @inlinable package var value: Value? { settledValue }
 
   /// Whether `settle` has happened.
-  @inlinable package var isSettled: Bool {
-    if case .pending = state { return false }
-    return true
-  }
+  @inlinable package var isSettled: Bool { phase != .pending }
 
   /// The number of callbacks waiting (not yet handed out).
   @inlinable package var waitingCount: Int { callbacks.count }
@@ -90,9 +89,9 @@ package struct SettleStateMachine<Value, Callback> {
   /// Offers a callback: it waits, or (once the value was delivered) is handed back to run now.
   @inlinable
   package mutating func observe(_ callback: Callback) -> ObserveAction {
-    switch state {
+    switch phase {
     case .pending, .delivering: return .queued(callbacks.insert(callback))
-    case .settled(let value): return .runNow(callback, value)
+    case .settled: return .runNow(callback, settledValue!)
     }
   }
 
@@ -115,12 +114,13 @@ package struct SettleStateMachine<Value, Callback> {
   /// Settles with `value` if still pending.
   @inlinable
   package mutating func settle(_ value: Value) -> SettleAction {
-    guard case .pending = state else { return .alreadySettled }
+    guard phase == .pending else { return .alreadySettled }
+    settledValue = value
     if callbacks.count == 0 {
-      state = .settled(value)
+      phase = .settled
       return .settled
     }
-    state = .delivering(value)
+    phase = .delivering
     return .deliver
   }
 
@@ -128,14 +128,14 @@ package struct SettleStateMachine<Value, Callback> {
   /// none remain. Only the delivering thread calls it.
   @inlinable
   package mutating func nextBatch() -> (callbacks: DrainedRegistrations<Callback>, value: Value)? {
-    guard case .delivering(let value) = state else { return nil }
+    guard phase == .delivering else { return nil }
     if callbacks.count == 0 {
-      state = .settled(value)
+      phase = .settled
       return nil
     }
-    return (callbacks.drain(), value)
+    return (callbacks.drain(), settledValue!)
   }
 }
 
 extension SettleStateMachine: Sendable where Value: Sendable, Callback: Sendable {}
-extension SettleStateMachine.State: Sendable where Value: Sendable, Callback: Sendable {}
+extension SettleStateMachine.Phase: Sendable {}
