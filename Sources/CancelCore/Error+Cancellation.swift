@@ -36,3 +36,12 @@ extension Error {
     }
   }
 }
+
+extension Result where Failure == any Error {
+  /// Whether this is a failure that ``Swift/Error/isCancellation`` classifies as a cancellation:
+  /// how a completion callback tells "stopped" from "failed" in one test.
+  public var isCancellation: Bool {
+    if case .failure(let error) = self { return error.isCancellation }
+    return false
+  }
+}

@@ -124,11 +124,3 @@ extension CancellationToken {
     return .now
   }
 }
-
-extension Result {
-  /// Whether this is a failure that `Error.isCancellation` classifies as a cancellation.
-  var isCancellation: Bool {
-    if case .failure(let error) = self { return error.isCancellation }
-    return false
-  }
-}

@@ -60,9 +60,9 @@ struct ChildProcessTests {
 
   @Test func cancellingStopsASleepingChildAtOnceAndLeavesNoZombie() async throws {
     let source = CancelSource()
-    let pid = PIDBox()
-    let cancelledAt = InstantBox()
-    let endedAt = InstantBox()
+    let pid = WrittenOnce<Int32>()
+    let cancelledAt = WrittenOnce<ContinuousClock.Instant>()
+    let endedAt = WrittenOnce<ContinuousClock.Instant>()
     // The end is timed in the completion itself: when the suite runs in parallel, blocking tests
     // can hold the cooperative pool, and the awaiting task may resume much later than that.
     let result = await withCheckedContinuation { continuation in
@@ -88,7 +88,7 @@ struct ChildProcessTests {
     defer { unlink(fifo) }
     let time = ManualDeadlineScheduler()
     let source = CancelSource()
-    let pid = PIDBox()
+    let pid = WrittenOnce<Int32>()
     async let result = Self.run(
       Self.shell, ["-c", "trap '' TERM; echo ready > \(fifo); exec sleep 3600"], signal: source.signal,
       gracePeriod: .seconds(5), scheduler: time
@@ -121,7 +121,7 @@ struct ChildProcessTests {
   @Test func anAlreadyCancelledSignalStartsNothing() async {
     let source = CancelSource()
     source.cancel()
-    let pid = PIDBox()
+    let pid = WrittenOnce<Int32>()
     let result = await Self.run(Self.sleep, ["3600"], signal: source.signal) { pid.value = $0 }
     #expect(result.isCancellation)
     #expect(pid.value == nil)
@@ -135,22 +135,9 @@ struct ChildProcessTests {
   }
 }
 
-/// Carries a pid out of a `@Sendable` callback in tests.
-final class PIDBox: @unchecked Sendable {
-  // Safety: written once by the launching callback before the result is awaited, read after.
-  var value: Int32?
-}
-
-final class InstantBox: @unchecked Sendable {
-  // Safety: written once before the result is awaited (by the completion, before it resumes the
-  // awaiting task, or by the launching code), read after.
-  var value: ContinuousClock.Instant?
-}
-
-extension Result where Failure == any Error {
-  /// Whether this is a failure that `Error.isCancellation` classifies as a cancellation.
-  var isCancellation: Bool {
-    if case .failure(let error) = self { return error.isCancellation }
-    return false
-  }
+/// Carries a value written once out of a `@Sendable` callback (a pid, an instant).
+final class WrittenOnce<Value: Sendable>: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: each test writes `value` once, before it awaits the result
+  // whose completion (or launch) happens-after that write, and reads it only after the await.
+  var value: Value?
 }

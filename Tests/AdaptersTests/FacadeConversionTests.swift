@@ -9,12 +9,6 @@ import Tokens
 struct FacadeConversionTests {
   struct Broken: Error {}
 
-  final class RecordingTask: CancellableTask, Sendable {
-    let cancels = Counter()
-    func cancel() { cancels.increment() }
-    var isCancelled: Bool { cancels.value > 0 }
-  }
-
   /// A producer that records requests and answers them by completing `.cancelled`.
   static func cancellableProducer() -> (Futures.Promise<Int>, Counter) {
     let producer = Futures.Promise<Int>()
@@ -133,7 +127,7 @@ struct FacadeConversionTests {
     let (chain, _) = CancellablePromise<Int>.pending()
     let (producer, requests) = Self.cancellableProducer()
     let futureRequest = producer.future.getCancelToken()
-    let task = Task { try await Task.sleep(for: .seconds(3_600)) }
+    let task = Task { try await suspendUntilCancelled() }
     request.token.register(cancelable: chain)
     request.token.register(cancelable: futureRequest)
     request.token.register(cancelable: task)
@@ -179,7 +173,7 @@ struct FacadeConversionTests {
 
   @Test func aCancelRequestCancelsTheOperationsTaskAndTheFutureEndsCancelled() async {
     let future = Future<Int> {
-      try await Task.sleep(for: .seconds(3_600))
+      try await suspendUntilCancelled()
       return 1
     }
     future.getCancelToken().cancel()

@@ -81,7 +81,7 @@ struct FoundationWorkTests {
     let item = DispatchWorkItem { ran.increment() }
     let outcome = Recorder<Bool>()
     DispatchQueue.global().async(item, after: .seconds(3600), signal: source.signal) {
-      outcome.record($0.isCancelled)
+      outcome.record($0.isCancellation)
     }
     source.cancel()
     #expect(item.isCancelled)
@@ -112,7 +112,7 @@ struct FoundationWorkTests {
       queue.isSuspended = false
     }
     #expect(operation.isCancelled)
-    #expect(result.isCancelled)
+    #expect(result.isCancellation)
     guard case .failure(let error) = result else { return }
     #expect(error is CancellationError)
   }
@@ -173,17 +173,9 @@ struct FoundationWorkTests {
     let name = Notification.Name("test.cancel")
     let source = CancelSource()
     let outcomes = Recorder<Bool>()
-    center.observeOnce(name, signal: source.signal) { outcomes.record($0.isCancelled) }
+    center.observeOnce(name, signal: source.signal) { outcomes.record($0.isCancellation) }
     source.cancel()
     center.post(name: name, object: nil)
     #expect(outcomes.values == [true])
-  }
-}
-
-extension Result where Failure == any Error {
-  /// Whether this is a failure that `Error.isCancellation` classifies as a cancellation.
-  var isCancelled: Bool {
-    if case .failure(let error) = self { return error.isCancellation }
-    return false
   }
 }

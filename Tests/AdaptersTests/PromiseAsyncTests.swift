@@ -8,13 +8,6 @@ import Testing
 struct PromiseAsyncTests {
   struct Broken: Error {}
 
-  /// A task that records whether it was cancelled, for `CancellablePromise(task:)`.
-  final class RecordingTask: CancellableTask, Sendable {
-    let cancels = Counter()
-    func cancel() { cancels.increment() }
-    var isCancelled: Bool { cancels.value > 0 }
-  }
-
   // MARK: Promise and Guarantee
 
   @Test func awaitingAPromiseReturnsItsValueOrThrowsItsError() async throws {
@@ -153,7 +146,7 @@ struct PromiseAsyncTests {
     let sawCancellation = Promise<Bool>.pending()
     let promise = CancellablePromise<Int> {
       do {
-        try await Task.sleep(for: .seconds(3_600))
+        try await suspendUntilCancelled()
       } catch {
         sawCancellation.resolver.fulfill(error is CancellationError)
         throw error
@@ -161,7 +154,7 @@ struct PromiseAsyncTests {
       return 1
     }
     promise.cancel()
-    #expect(try await sawCancellation.promise.async(), "the operation's sleep must be interrupted")
+    #expect(try await sawCancellation.promise.async(), "the operation's wait must be interrupted")
     #expect(promise.isRejected)
     #expect((promise.cancelledError as? PMKError)?.isCancelled == true)
   }

@@ -162,13 +162,8 @@ struct JoinTests {
     let last = sources.dropFirst().reduce(sources[0].signal.storage) {
       CancelJoin.join(.anyCancelled, $0, $1.signal.storage)
     }
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let thread = Thread {
-        sources[0].cancel()
-        continuation.resume()
-      }
-      thread.stackSize = 512 << 10
-      thread.start()
+    await onSmallStack {
+      sources[0].cancel()
     }
     #expect(last.isCancelled)
   }

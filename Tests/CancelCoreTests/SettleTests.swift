@@ -85,13 +85,8 @@ struct SettleTests {
       cells[index].observe { next.settle($0 + 1) }
     }
     // Run on a thread with a small stack, where even a few thousand nested frames would crash.
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let thread = Thread {
-        cells[0].settle(0)
-        continuation.resume()
-      }
-      thread.stackSize = 256 * 1024
-      thread.start()
+    await onSmallStack(256 << 10) {
+      cells[0].settle(0)
     }
     #expect(cells[depth].value == depth)
   }

@@ -85,17 +85,13 @@ struct ForwardingTests {
   }
 
   @Test func aRequestThroughAVeryLongChainDoesNotGrowTheStack() async {
-    let outcome: Bool = await withCheckedContinuation { continuation in
-      let thread = Thread {
-        let root = Futures.Promise<Int>()
-        root.automaticallyCancelOnRequestCancel()
-        var tail = root.future
-        for _ in 0..<100_000 { tail = tail.map(.immediate) { $0 } }
-        tail.getCancelToken().cancel()
-        continuation.resume(returning: tail.result?.isCancelled == true)
-      }
-      thread.stackSize = 512 << 10
-      thread.start()
+    let outcome: Bool = await onSmallStack {
+      let root = Futures.Promise<Int>()
+      root.automaticallyCancelOnRequestCancel()
+      var tail = root.future
+      for _ in 0..<100_000 { tail = tail.map(.immediate) { $0 } }
+      tail.getCancelToken().cancel()
+      return tail.result?.isCancelled == true
     }
     #expect(outcome)
   }

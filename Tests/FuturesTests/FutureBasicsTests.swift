@@ -135,35 +135,27 @@ struct FutureBasicsTests {
 
   @Test func aLongChainOnImmediateCompletesWithoutGrowingTheStack() async {
     // 100,000 stages on a thread with a 512 KB stack: recursion per stage would overflow it.
-    let outcome: Int? = await withCheckedContinuation { continuation in
-      let thread = Thread {
-        let root = Futures.Promise<Int>()
-        var tail = root.future
-        for _ in 0..<100_000 { tail = tail.map(.immediate) { $0 + 1 } }
-        root.completeWithSuccess(0)
-        continuation.resume(returning: tail.value)
-      }
-      thread.stackSize = 512 << 10
-      thread.start()
+    let outcome: Int? = await onSmallStack {
+      let root = Futures.Promise<Int>()
+      var tail = root.future
+      for _ in 0..<100_000 { tail = tail.map(.immediate) { $0 + 1 } }
+      root.completeWithSuccess(0)
+      return tail.value
     }
     #expect(outcome == 100_000)
   }
 
   @Test func aLongCompleteUsingChainCompletesWithoutGrowingTheStack() async {
-    let outcome: Int? = await withCheckedContinuation { continuation in
-      let thread = Thread {
-        let root = Futures.Promise<Int>()
-        var promises = [root]
-        for _ in 0..<50_000 {
-          let next = Futures.Promise<Int>()
-          next.completeUsingFuture(promises.last!.future)
-          promises.append(next)
-        }
-        root.completeWithSuccess(3)
-        continuation.resume(returning: promises.last!.future.value)
+    let outcome: Int? = await onSmallStack {
+      let root = Futures.Promise<Int>()
+      var promises = [root]
+      for _ in 0..<50_000 {
+        let next = Futures.Promise<Int>()
+        next.completeUsingFuture(promises.last!.future)
+        promises.append(next)
       }
-      thread.stackSize = 512 << 10
-      thread.start()
+      root.completeWithSuccess(3)
+      return promises.last!.future.value
     }
     #expect(outcome == 3)
   }

@@ -8,21 +8,6 @@ struct TestError: Error, Equatable {
   var code = 0
 }
 
-/// Queues that tell a closure which queue it runs on.
-enum QueueProbe {
-  static let key = DispatchSpecificKey<String>()
-
-  /// A serial queue labelled `label`.
-  static func make(_ label: String) -> DispatchQueue {
-    let queue = DispatchQueue(label: label)
-    queue.setSpecific(key: key, value: label)
-    return queue
-  }
-
-  /// The label of the probe queue the caller runs on, or `nil`.
-  static var label: String? { DispatchQueue.getSpecific(key: key) }
-}
-
 /// A short description of a result, for comparisons.
 func describe<T>(_ result: FutureResult<T>?) -> String {
   switch result {

@@ -50,32 +50,29 @@ struct CancellationStressTests {
 
   // The issue asks for 100,000 iterations of a 1,000-stage chain: 10⁸ stages, about half an hour
   // in a debug build on our 2-core machines (1,000 iterations measured 17 s). This test keeps the
-  // 1,000 stages and runs 200 iterations (2 × 10⁵ stages, about 3 s in debug); the next one runs
+  // 1,000 stages and runs 200 iterations (2 × 10⁵ stages, about 3 s in debug), and also runs
   // 20,000 iterations of a 10-stage chain (about 7 s), where the cancel lands at every point of
   // the chain many times over: the races are per stage, not per chain length.
-  @Test func cancelRacingFulfilAcrossAThousandStageChain() {
-    let stages = 1_000
-    race(iterations: Stress.iterations(200, minimum: 20)) {
-      Chain(stages: stages)
-    } _: { chain in
-      chain.resolver.fulfill(0)
-    } _: { chain in
-      chain.cancel()
-    } check: { chain in
-      Self.check(chain, stages: stages)
-    }
+  /// One size of the race: stages per chain, iterations, and the floor under `STRESS_DIVISOR`.
+  struct Size: Sendable, CustomTestStringConvertible {
+    let stages: Int
+    let iterations: Int
+    let minimum: Int
+    var testDescription: String { "\(iterations) × \(stages) stages" }
   }
 
-  @Test func cancelRacingFulfilAcrossAShortChainManyTimes() {
-    let stages = 10
-    race(iterations: Stress.iterations(20_000, minimum: 500)) {
-      Chain(stages: stages)
+  @Test(arguments: [
+    Size(stages: 1_000, iterations: 200, minimum: 20), Size(stages: 10, iterations: 20_000, minimum: 500),
+  ])
+  func cancelRacingFulfilAcrossAChain(size: Size) {
+    race(iterations: Stress.iterations(size.iterations, minimum: size.minimum)) {
+      Chain(stages: size.stages)
     } _: { chain in
       chain.resolver.fulfill(0)
     } _: { chain in
       chain.cancel()
     } check: { chain in
-      Self.check(chain, stages: stages)
+      Self.check(chain, stages: size.stages)
     }
   }
 }

@@ -9,7 +9,7 @@ struct DeepChainTests {
   @Test func aHundredThousandStageChainResolvedSynchronouslyCompletes() async {
     let observed = Recorder<Int>()
     // A 256 KB stack: recursion per stage would overflow it within a few thousand stages.
-    await onSmallStack {
+    await onSmallStack(256 << 10) {
       let (root, resolver) = Promise<Int>.pending()
       var tail = root
       for _ in 0..<Self.depth {
@@ -24,7 +24,7 @@ struct DeepChainTests {
 
   @Test func aHundredThousandStageThenChainOfPendingInnerPromisesCompletes() async {
     let observed = Recorder<Int>()
-    await onSmallStack {
+    await onSmallStack(256 << 10) {
       let (root, resolver) = Promise<Int>.pending()
       var tail = root
       for _ in 0..<Self.depth {
@@ -38,7 +38,7 @@ struct DeepChainTests {
 
   @Test func aHundredThousandElementWhenCompletes() async {
     let observed = Recorder<Int>()
-    await onSmallStack {
+    await onSmallStack(256 << 10) {
       let pending = (0..<Self.depth).map { _ in Promise<Int>.pending() }
       let all = when(fulfilled: pending.map(\.promise))
       for (index, entry) in pending.enumerated() { entry.resolver.fulfill(index) }

@@ -132,19 +132,6 @@ struct DerivedTokenMemoryTests {
 
   static let depth = 100_000
 
-  /// Runs `body` on a thread with a 512 KiB stack: a recursion as deep as the chains below would
-  /// overflow it many times over.
-  static func onSmallStack(_ body: @escaping @Sendable () -> Void) async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      let thread = Thread {
-        body()
-        continuation.resume()
-      }
-      thread.stackSize = 512 << 10
-      thread.start()
-    }
-  }
-
   /// `((t0 || t1) || t2) || …`: every level is an operand of the next.
   static func chain(
     _ requests: [CancellationRequest], _ combine: (CancellationToken, CancellationToken) -> CancellationToken
@@ -155,7 +142,7 @@ struct DerivedTokenMemoryTests {
   @Test func aLongOrChainCancelsInConstantStack() async {
     let requests = (0..<Self.depth).map { _ in CancellationRequest() }
     let any = Self.chain(requests, ||)
-    await Self.onSmallStack { requests[0].cancel(reason: TestReason()) }
+    await onSmallStack { requests[0].cancel(reason: TestReason()) }
     #expect(any.isCancelled && any.reason is TestReason)
   }
 
@@ -164,7 +151,7 @@ struct DerivedTokenMemoryTests {
     let any = Self.chain(requests, ||)
     for request in requests.dropFirst() { request.close() }
     #expect(!any.isCompleted)
-    await Self.onSmallStack { requests[0].close() }
+    await onSmallStack { requests[0].close() }
     #expect(any.isCompleted && !any.isCancelled)
   }
 
@@ -174,7 +161,7 @@ struct DerivedTokenMemoryTests {
     // Newest first, so the first request's cancellation completes every level at once.
     for request in requests.dropFirst().reversed() { request.cancel() }
     #expect(!all.isCompleted)
-    await Self.onSmallStack { requests[0].cancel() }
+    await onSmallStack { requests[0].cancel() }
     #expect(all.isCancelled)
   }
 
@@ -195,7 +182,7 @@ struct DerivedTokenMemoryTests {
     var token = request.token
     for _ in 0..<Self.depth { token = token.map { true } }
     let last = token
-    await Self.onSmallStack { request.cancel() }
+    await onSmallStack { request.cancel() }
     #expect(last.isCancelled)
   }
 
@@ -207,7 +194,7 @@ struct DerivedTokenMemoryTests {
       token = previous.flatMap { .none }
     }
     let last = token
-    await Self.onSmallStack { request.cancel() }
+    await onSmallStack { request.cancel() }
     #expect(last.isCompleted && !last.isCancelled)
   }
 }

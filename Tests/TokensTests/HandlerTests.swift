@@ -118,13 +118,13 @@ struct HandlerTests {
 
   // MARK: on: DispatchQueue
 
-  static func labelledQueue(_ label: String) -> DispatchQueue { DispatchQueueProbe.make(label) }
+  static func labelledQueue(_ label: String) -> DispatchQueue { QueueProbe.make(label) }
 
   @Test func aHandlerWithAQueueRunsOnThatQueue() async {
     let queue = Self.labelledQueue("tokens.tests.onCancel")
     let request = CancellationRequest()
     let label: String? = await withCheckedContinuation { continuation in
-      request.token.onCancel(on: queue) { continuation.resume(returning: DispatchQueueProbe.label) }
+      request.token.onCancel(on: queue) { continuation.resume(returning: QueueProbe.label) }
       request.cancel()
     }
     #expect(label == "tokens.tests.onCancel")
@@ -139,7 +139,7 @@ struct HandlerTests {
       await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
         let finished = Counter()
         let record: @Sendable (String) -> Void = { kind in
-          labels.record("\(kind)@\(DispatchQueueProbe.label ?? "elsewhere")")
+          labels.record("\(kind)@\(QueueProbe.label ?? "elsewhere")")
           ran()
           finished.increment()
           if finished.value == 4 { done.resume() }
@@ -162,8 +162,8 @@ struct HandlerTests {
     let thread = currentThreadID()
     let label: String? = await withCheckedContinuation { continuation in
       request.token.onComplete(on: queue) { cancelled in
-        if currentThreadID() == thread && DispatchQueueProbe.label == nil { ranInline.increment() }
-        continuation.resume(returning: cancelled ? DispatchQueueProbe.label : nil)
+        if currentThreadID() == thread && QueueProbe.label == nil { ranInline.increment() }
+        continuation.resume(returning: cancelled ? QueueProbe.label : nil)
       }
     }
     #expect(label == "tokens.tests.already")

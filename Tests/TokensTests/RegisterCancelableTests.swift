@@ -112,10 +112,10 @@ struct RegisterCancelableTests {
 
   @Test func thePeersQueueSpellingHonoursTheQueue() async {
     let request = CancellationRequest()
-    let queue = DispatchQueueProbe.make("tokens.tests.register")
+    let queue = QueueProbe.make("tokens.tests.register")
     let label: String? = await withCheckedContinuation { continuation in
       request.token.register(
-        cancelable: ClosureCancelable { continuation.resume(returning: DispatchQueueProbe.label) }, queue: queue)
+        cancelable: ClosureCancelable { continuation.resume(returning: QueueProbe.label) }, queue: queue)
       request.cancel()
     }
     #expect(label == "tokens.tests.register")

@@ -84,9 +84,9 @@ struct TokenTypeTests {
 
   @Test func aForeignTokenMayHonourAQueueThroughTheExtension() async {
     let source = CancelSource()
-    let queue = DispatchQueueProbe.make("tokens.tests.foreign")
+    let queue = QueueProbe.make("tokens.tests.foreign")
     let label: String? = await withCheckedContinuation { continuation in
-      ForeignToken(source: source).onCancel(on: queue) { continuation.resume(returning: DispatchQueueProbe.label) }
+      ForeignToken(source: source).onCancel(on: queue) { continuation.resume(returning: QueueProbe.label) }
       source.cancel()
     }
     #expect(label == "tokens.tests.foreign")
