@@ -21,6 +21,11 @@ public enum Stress {
     return value
   }()
 
+  /// Whether `STRESS_FULL_SIZE=1` asks for the full sizes an issue names even where a test runs a
+  /// smaller default in the everyday `swift test` (CI sets it for a release-build run of those
+  /// tests, where the full size takes minutes instead of half an hour).
+  public static let fullSize: Bool = ProcessInfo.processInfo.environment["STRESS_FULL_SIZE"] == "1"
+
   /// `full` divided by ``divisor``, but never below `minimum` nor below 1.
   public static func iterations(_ full: Int, minimum: Int = 1_000) -> Int {
     max(full / divisor, min(minimum, full), 1)
