@@ -90,16 +90,29 @@ package struct SettlePhaseStateMachine<Callback> {
     return .deliver
   }
 
+  /// The callbacks `nextDelivery()` hands out.
+  @usableFromInline
+  package enum Delivery {
+    /// The only callback waiting (the common case: no array is touched).
+    case one(Callback)
+    /// Several callbacks, oldest first.
+    case batch(CallbackBatch<Callback>)
+  }
+
   /// The next callbacks to deliver; `nil` (and the phase becomes settled) once none remain. Only
-  /// the delivering thread calls it.
+  /// the delivering thread calls it, until it returns `nil`.
   @inlinable
-  package mutating func nextBatch() -> CallbackBatch<Callback>? {
+  package mutating func nextDelivery() -> Delivery? {
     guard phase == .delivering else { return nil }
-    if callbacks.count == 0 {
+    guard let first = callbacks.first else {
       phase = .settled
       return nil
     }
-    return callbacks.drain()
+    if callbacks.rest.isEmpty {
+      callbacks.first = nil
+      return .one(first)
+    }
+    return .batch(callbacks.drain())
   }
 }
 
