@@ -92,8 +92,8 @@ final class ThreadDeliveryQueue {
 
   /// Runs the queued deliveries in order, including any queued while running.
   func drain() {
-    while let delivery = next {
-      next = nil
+    // `take()` moves each entry out (copying it and clearing the slot cost a retain and a release).
+    while let delivery = next.take() {
       if head < pending.count {
         // Keep FIFO order: the oldest in `pending` moves up before `delivery` runs and queues more.
         next = pending[head]
