@@ -194,27 +194,8 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
   ) -> CancellablePromise<U> {
-    let flags = DispatchFlags(flags)
-    let context = cancelContext
-    let next = CancellablePromise<U>(stageOf: context)
-    promise.pipe { result in
-      switch result {
-      case .success(let value):
-        // `on: nil` runs inline: no second closure is made for it.
-        if let queue = on {
-          queue.async(flags) {
-            guard !context.cancelAttempted else { return }
-            next.settle(Result { try transform(value) })
-          }
-        } else {
-          guard !context.cancelAttempted else { return }
-          next.settle(Result { try transform(value) })
-        }
-      case .failure(let error):
-        next.settle(.failure(error))
-      }
-    }
-    return next
+    CancellableMapStage(context: cancelContext, transform: transform)
+      .attach(to: promise, on: on, flags: DispatchFlags(flags))
   }
 
   /// Transforms the value; `nil` rejects with ``PMKError/compactMap(_:_:)``.

@@ -21,54 +21,48 @@ import Foundation
 ///
 /// A long chain resolved synchronously never grows the stack: deliveries started from inside a
 /// handler are queued on the resolving thread and run when the handler returns.
-public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
-  // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
-  // unlocking; `warnsIfPending` and `memberRegistration` are written only inside `lock.withLock`
-  // (`warnsIfPending` is also read in `deinit`); every other stored property is immutable.
+public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, CatchMixin, @unchecked Sendable {
+  // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
+  // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
+  // other module can subclass it, and every member is `final`.
+  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `memberRegistration` and the
+  // inherited `stored` value are read and written only inside `lock.withLock` (the core's lock,
+  // hosted inline under the documented hosting exception; `warnsIfPending` is also read in
+  // `deinit`); callbacks run after unlocking; every other stored property is immutable.
 
-  @usableFromInline typealias Machine = SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
+  @usableFromInline typealias Machine = SettlePhaseStateMachine<PromiseCallback<Result<T, Error>>>
 
+  // Field order keeps the object small (a `map(on: nil)` stage of an `Int` promise fits the
+  // allocator's 128-byte fast bins): the 4-byte lock, then the machine, whose one-byte phase comes
+  // last so that `warnsIfPending` packs beside it.
   @usableFromInline let lock = CoreLock()
-  @usableFromInline @exclusivity(unchecked) var state: PromiseState<T>
-
-  /// The settle-once state machine (stored in `state`).
-  @inlinable var machine: Machine {
-    _read { yield state.machine }
-    _modify { yield &state.machine }
-  }
+  /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
+  @usableFromInline @exclusivity(unchecked) final var machine: Machine
   /// Whether deallocating this promise now would be logged: set for promises made by users while
-  /// they are pending, cleared when they settle. A plain `Bool` beside the machine (guarded by
-  /// the same lock) so that `deinit` need not inspect the generic machine, whose type metadata
-  /// lookups cost about 100 ns per promise when a generic `deinit` touches it.
-  @usableFromInline @exclusivity(unchecked) var warnsIfPending: Bool
-  /// Runs `deliverCallbacks()`. Made where the promise is created, so that when that code is
-  /// specialized for a concrete `T` (the initializers are inlinable), delivery runs specialized
-  /// code instead of generic code that looks up type metadata on every call (measured: 2.2 µs per
-  /// stage of a pending 1,000-stage `map` chain without it). It captures nothing.
-  @usableFromInline let deliverer: @Sendable (Promise<T>) -> Void
+  /// they are pending, cleared when they settle. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) final var warnsIfPending: Bool
   /// For a member of a cancellable chain: its handler on the chain's context, removed when this
   /// promise settles (so a finished member leaves its context). Kept here rather than as a second
-  /// callback, which would cost the callback table an array. Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) var memberRegistration: CancelRegistration?
+  /// callback, which would cost the callback list an array. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) final var memberRegistration: CancelRegistration?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
-    deliverer = { $0.deliverWaitingCallbacks() }
-    state = PromiseState(machine: Machine())
+    machine = Machine()
     warnsIfPending = false
+    super.init(stored: nil)
   }
 
   @inlinable init(warnsIfPending: Bool) {
-    deliverer = { $0.deliverWaitingCallbacks() }
-    state = PromiseState(machine: Machine())
+    machine = Machine()
     self.warnsIfPending = warnsIfPending
+    super.init(stored: nil)
   }
 
   @inlinable init(settled result: Result<T, Error>) {
-    deliverer = { $0.deliverWaitingCallbacks() }
-    state = PromiseState(machine: Machine(settled: result))
+    machine = Machine(settled: ())
     warnsIfPending = false
+    super.init(stored: result)
   }
 
   /// Creates a promise and calls `body` at once, on this thread, with its resolver.
@@ -117,8 +111,8 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
 
   /// The result once resolved; `nil` while pending.
   @inlinable
-  public var result: Result<T, Error>? {
-    lock.withLock { machine.value }
+  public final var result: Result<T, Error>? {
+    lock.withLock { stored }
   }
 
   // MARK: Settling and observing (the facade's two primitives)
@@ -127,10 +121,12 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// registration order, before this returns (or, inside another delivery, when it returns to the
   /// delivery loop). Returns whether this call settled the promise.
   @inlinable @discardableResult
-  func settle(_ result: Result<T, Error>) -> Bool {
+  final func settle(_ result: Result<T, Error>) -> Bool {
     let (action, registration) = lock.withLock {
       warnsIfPending = false
-      return (machine.settle(result), memberRegistration.take())
+      let action = machine.settle()
+      if action != .alreadySettled { stored = result }
+      return (action, memberRegistration.take())
     }
     registration?.unregister()
     switch action {
@@ -145,7 +141,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// Keeps `registration` (a cancel context's handler for this member) until this promise settles,
   /// then removes it; removes it at once if the promise has already settled.
   @inlinable
-  func attachMemberRegistration(_ registration: CancelRegistration) {
+  final func attachMemberRegistration(_ registration: CancelRegistration) {
     let settled = lock.withLock {
       if machine.isSettled { return true }
       memberRegistration = registration
@@ -154,35 +150,40 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
     if settled { registration.unregister() }
   }
 
-  /// Hands the waiting callbacks to the core's per-thread delivery (which calls
-  /// `deliverCallbacks()` now or, inside another delivery, when it returns to the loop).
-  @usableFromInline
-  func deliverSettled() {
-    SettleDelivery.deliver(self)
+  /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,
+  /// inside another delivery, when it returns to the loop).
+  ///
+  /// Inlinable so that the delivery function is made where `settle` is specialized for a concrete
+  /// `T`: delivery then runs specialized code instead of generic code that looks up type metadata
+  /// on every call (measured: 2.2 µs per stage of a pending 1,000-stage `map` chain without it),
+  /// and the function captures nothing, so it costs neither an allocation nor a field.
+  @inlinable
+  final func deliverSettled() {
+    SettleDelivery.deliver(self) { unsafeDowncast($0, to: Promise<T>.self).deliverWaitingCallbacks() }
   }
 
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
   @inlinable
-  func observe(_ callback: PromiseCallback<Result<T, Error>>) {
-    switch lock.withLock({ machine.observe(callback) }) {
-    case .queued: return
-    case .runNow(let callback, let value): callback(value)
+  final func observe(_ callback: PromiseCallback<Result<T, Error>>) {
+    let ready = lock.withLock { () -> Result<T, Error>? in
+      switch machine.observe(callback) {
+      case .queued: return nil
+      case .runNow: return stored
+      }
     }
-  }
-
-  /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
-  package func deliverCallbacks() {
-    deliverer(self)
+    if let ready { callback(ready) }
   }
 
   /// Runs waiting callbacks after unlocking, batch by batch, in registration order.
   @inlinable
-  func deliverWaitingCallbacks() {
-    while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
-      var batch = batch
-      // `mayHaveMore` first: most batches hold one callback, and asking an emptied batch for
-      // another made the optimizer copy its (shared, empty) array (~100 instructions, measured).
-      while batch.mayHaveMore, let callback = batch.popOldest() { callback(value) }
+  final func deliverWaitingCallbacks() {
+    while let (delivery, value) = lock.withLock({ machine.nextDelivery().map { ($0, stored!) } }) {
+      switch delivery {
+      case .one(let callback):
+        callback(value)
+      case .batch(var batch):
+        while let callback = batch.popOldest() { callback(value) }
+      }
     }
   }
 
@@ -190,7 +191,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// thread, or at once on this thread if it already resolved. The primitive every other method
   /// is built on.
   @inlinable
-  public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
+  public final func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
     observe(.run(body))
   }
 
@@ -205,7 +206,7 @@ public final class Promise<T: Sendable>: Thenable, CatchMixin, DeferredDelivery,
   /// an app prefer chaining.
   ///
   /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
-  public func wait() throws -> T {
+  public final func wait() throws -> T {
     if Thread.isMainThread { conf.logHandler(.waitOnMainThread) }
     if let result { return try result.get() }
     BlockingWait.wait { done in pipe { _ in done() } }
@@ -237,18 +238,21 @@ extension Promise: CustomStringConvertible {
   }
 }
 
-/// A promise's state machine, in a struct generic over `T` alone.
+/// The value of a promise, in a base class generic over the stored type itself.
 ///
-/// A generic class's `deinit` destroys its fields unspecialized, asking the runtime for each
-/// field type's metadata. Stored directly, the machine's type
-/// (`SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>`) costs three nested
-/// metadata lookups on every deallocation; wrapped in this struct it costs one (measured: −21 %
-/// instructions per stage of a pending `map` chain, −25 % wall clock on a resolved one).
-@usableFromInline
-struct PromiseState<T: Sendable> {
-  @usableFromInline var machine: SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>
+/// Not for use outside the library: it is public only because ``Promise`` inherits from it. A
+/// generic class's `deinit` destroys its fields unspecialized; a field whose type is a generic
+/// parameter of its own class is destroyed through that parameter's metadata, which the object
+/// carries, while a field of a composite type (`Result<T, Error>?` in `Promise<T>`) makes every
+/// deallocation look the composite type's metadata up at run time (about 330 instructions per
+/// promise, measured).
+public class _PromiseValue<Stored: Sendable>: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: the subclass reads and writes `stored` only under its lock.
 
-  @inlinable init(machine: SettleStateMachine<Result<T, Error>, PromiseCallback<Result<T, Error>>>) {
-    self.machine = machine
+  /// The result once settled; `nil` while pending (`Stored` is `Result<T, Error>?`).
+  @usableFromInline @exclusivity(unchecked) final var stored: Stored
+
+  @inlinable init(stored: Stored) {
+    self.stored = stored
   }
 }

@@ -64,22 +64,7 @@ extension Thenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
   ) -> Promise<U> {
-    let flags = DispatchFlags(flags)
-    let next = Promise<U>(pending: ())
-    pipe { result in
-      switch result {
-      case .success(let value):
-        // `on: nil` runs inline: no second closure is made for it.
-        if let queue = on {
-          queue.async(flags) { next.settle(Result { try transform(value) }) }
-        } else {
-          next.settle(Result { try transform(value) })
-        }
-      case .failure(let error):
-        next.settle(.failure(error))
-      }
-    }
-    return next
+    MapStage(transform).attach(to: self, on: on, flags: DispatchFlags(flags))
   }
 
   /// Transforms the value once fulfilled; `nil` rejects the returned promise with
