@@ -63,7 +63,7 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
 
   /// The value, if the future succeeded.
   public final var value: T? {
-    if case .success(let value)? = erasedResult { return (value as! T) }
+    if case .boxed(let box)? = erasedResult { return ValueBox<T>.unbox(box) }
     return nil
   }
 

@@ -66,7 +66,7 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
       // A failure or cancellation passes through without running the block (or hopping
       // executors).
       switch result {
-      case .success: break
+      case .boxed: break
       case .fail, .cancelled:
         settle(result, detachUpstream: false)
         return
@@ -83,10 +83,10 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   func run(_ result: ErasedResult) {
     if isCompleted { return }  // detached or forced meanwhile: the block never starts
     do {
-      if let valueBlock, case .success(let value) = result {
-        settle(.success(try valueBlock(value as! Input)), detachUpstream: false)
-      } else if let futureBlock, case .success(let value) = result {
-        _ = bind(to: try futureBlock(value as! Input), claim: false)
+      if let valueBlock, case .boxed(let box) = result {
+        settle(.success(try valueBlock(ValueBox<Input>.unbox(box))), detachUpstream: false)
+      } else if let futureBlock, case .boxed(let box) = result {
+        _ = bind(to: try futureBlock(ValueBox<Input>.unbox(box)), claim: false)
       } else if let resultBlock {
         apply(try resultBlock(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
       }
