@@ -107,7 +107,7 @@ func driveRequest(_ hops: RequestHops) {
     if hop.direct {
       next = hop.to.processRequest(hop.options)
       current = next.first
-      waiting.append(contentsOf: next.more)
+      if !next.more.isEmpty { waiting.append(contentsOf: next.more) }
       continue
     }
     switch hop.to.consumerRequest(key: hop.key, options: hop.options) {
@@ -119,7 +119,8 @@ func driveRequest(_ hops: RequestHops) {
       next = hop.from.forwardFoundStale(node: ObjectIdentifier(hop.to), key: hop.key, options: hop.options)
     }
     current = next.first
-    waiting.append(contentsOf: next.more)
+    // Appending an empty array would still make `waiting` unique (a copy of the empty buffer).
+    if !next.more.isEmpty { waiting.append(contentsOf: next.more) }
   }
 }
 
