@@ -101,12 +101,12 @@ struct RequestHops {
 func driveRequest(_ hops: RequestHops) {
   var current = hops.first
   var waiting = hops.more
-  while let hop = current ?? waiting.popLast() {
-    current = nil
-    let next: RequestHops
+  // `take()` moves the hop out (a copy would retain and release both of its futures).
+  while let hop = current.take() ?? waiting.popLast() {
+    var next: RequestHops
     if hop.direct {
       next = hop.to.processRequest(hop.options)
-      current = next.first
+      current = next.first.take()
       if !next.more.isEmpty { waiting.append(contentsOf: next.more) }
       continue
     }
@@ -118,7 +118,7 @@ func driveRequest(_ hops: RequestHops) {
     case .stale:
       next = hop.from.forwardFoundStale(node: ObjectIdentifier(hop.to), key: hop.key, options: hop.options)
     }
-    current = next.first
+    current = next.first.take()
     // Appending an empty array would still make `waiting` unique (a copy of the empty buffer).
     if !next.more.isEmpty { waiting.append(contentsOf: next.more) }
   }
