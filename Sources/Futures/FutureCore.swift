@@ -20,12 +20,13 @@ public class _FutureCore: @unchecked Sendable {
     machine = SettleStateMachine()
   }
 
+  @usableFromInline
   init(settled result: ErasedResult) {
     machine = SettleStateMachine(settled: result)
   }
 
   /// The erased result, once completed.
-  final var erasedResult: ErasedResult? { lock.withLock { machine.value } }
+  @usableFromInline final var erasedResult: ErasedResult? { lock.withLock { machine.value } }
 
   /// Whether the future has completed (in any of the three ways).
   public final var isCompleted: Bool { lock.withLock { machine.isSettled } }
