@@ -39,7 +39,10 @@ public enum Executor: Sendable {
   case custom(@Sendable (_ work: @escaping @Sendable () -> Void) -> Void)
 
   /// ``primary`` and ``current`` replaced by the executor they name for the calling code.
-  @usableFromInline var resolvedForRegistration: Executor {
+  ///
+  /// Inlinable so that a call with a literal executor (`map(.immediate)`) folds to nothing in
+  /// the client.
+  @inlinable var resolvedForRegistration: Executor {
     switch self {
     case .primary, .current: return Executor.currentContext
     default: return self
@@ -47,7 +50,7 @@ public enum Executor: Sendable {
   }
 
   /// The executor running the calling code (see ``current``).
-  static var currentContext: Executor {
+  @usableFromInline static var currentContext: Executor {
     if let executor = ExecutorContext.current { return executor }
     return isOnMainQueue ? .main : .async
   }

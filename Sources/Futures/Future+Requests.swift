@@ -101,13 +101,13 @@ struct RequestHops {
 func driveRequest(_ hops: RequestHops) {
   var current = hops.first
   var waiting = hops.more
-  while let hop = current ?? waiting.popLast() {
-    current = nil
-    let next: RequestHops
+  // `take()` moves the hop out (a copy would retain and release both of its futures).
+  while let hop = current.take() ?? waiting.popLast() {
+    var next: RequestHops
     if hop.direct {
       next = hop.to.processRequest(hop.options)
-      current = next.first
-      waiting.append(contentsOf: next.more)
+      current = next.first.take()
+      if !next.more.isEmpty { waiting.append(contentsOf: next.more) }
       continue
     }
     switch hop.to.consumerRequest(key: hop.key, options: hop.options) {
@@ -118,8 +118,9 @@ func driveRequest(_ hops: RequestHops) {
     case .stale:
       next = hop.from.forwardFoundStale(node: ObjectIdentifier(hop.to), key: hop.key, options: hop.options)
     }
-    current = next.first
-    waiting.append(contentsOf: next.more)
+    current = next.first.take()
+    // Appending an empty array would still make `waiting` unique (a copy of the empty buffer).
+    if !next.more.isEmpty { waiting.append(contentsOf: next.more) }
   }
 }
 
@@ -133,27 +134,35 @@ extension _FutureCore {
   }
 
   final func processRequest(_ options: CancellationOptions) -> RequestHops {
+    guard let step = lock.withLock({ lockedRequestStep(options) }) else { return RequestHops() }
+    return finishRequest(step, options)
+  }
+
+  /// Records a request that reached this future and decides what to do about it. Call it with
+  /// the lock held; `nil` if the future already completed.
+  private func lockedRequestStep(_ options: CancellationOptions) -> RequestStep? {
+    guard !machine.isSettled else { return nil }
     let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
-    let step = lock.withLock { () -> RequestStep? in
-      guard !machine.isSettled else { return nil }
-      control.requested = (control.requested ?? []).union(options)
-      var step = RequestStep()
-      if tellProducer { step.handlers = control.handlers }
-      step.completeNow = options.contains(.forceThisFutureToBeCancelledImmediately)
-      switch control.upstream {
-      case .none:
-        control.unforwarded = (control.unforwarded ?? []).union(options)
-      case .one, .many:
-        if options.contains(.doNotForwardRequest) {
-          swap(&step.detachFrom, &control.upstream)
-          step.completeNow = true
-        } else {
-          step.forwardTo = control.upstream
-        }
+    control.requested = (control.requested ?? []).union(options)
+    var step = RequestStep()
+    if tellProducer { step.handlers = control.handlers }
+    step.completeNow = options.contains(.forceThisFutureToBeCancelledImmediately)
+    switch control.upstream {
+    case .none:
+      control.unforwarded = (control.unforwarded ?? []).union(options)
+    case .one, .many:
+      if options.contains(.doNotForwardRequest) {
+        swap(&step.detachFrom, &control.upstream)
+        step.completeNow = true
+      } else {
+        step.forwardTo = control.upstream
       }
-      return step
     }
-    guard let step else { return RequestHops() }
+    return step
+  }
+
+  /// Carries out what `lockedRequestStep` decided, outside the lock.
+  private func finishRequest(_ step: RequestStep, _ options: CancellationOptions) -> RequestHops {
     if step.completeNow { settle(.cancelled, detachUpstream: false) }
     step.detachFrom.removeConsumers()
     for handler in step.handlers { runRequestHandler(handler, options) }
@@ -170,24 +179,32 @@ extension _FutureCore {
     return hops
   }
 
+  /// A request from the consumer waiting here under `key`: the tree decision (may it reach this
+  /// future?) and the request itself share one lock section.
   final func consumerRequest(key: RegistrationKey, options: CancellationOptions) -> ConsumerOutcome {
     var removed: FutureCallback?
+    var step: RequestStep?
     let decision = lock.withLock { () -> ConsumerDecision in
       if machine.isSettled { return .stale }
-      if options.contains(.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting) { return .process }
-      switch machine.removeUnlessLast(key) {
-      case .removed(let callback):
-        removed = callback
-        return .detached
-      case .isLast: return .process
-      case .notWaiting: return .stale
+      if !options.contains(.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting) {
+        switch machine.removeUnlessLast(key) {
+        case .removed(let callback):
+          removed = callback
+          return .detached
+        case .isLast: break
+        case .notWaiting: return .stale
+        }
       }
+      step = lockedRequestStep(options)
+      return .process
     }
     _ = removed  // released here, after unlocking
     switch decision {
     case .stale: return .stale
     case .detached: return .detached
-    case .process: return .processed(processRequest(options))
+    case .process:
+      guard let step else { return .processed(RequestHops()) }
+      return .processed(finishRequest(step, options))
     }
   }
 

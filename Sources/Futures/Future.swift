@@ -21,7 +21,10 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
     super.init(pending: ())
   }
 
+  // Inlinable so that the value is boxed by code specialized for `T` (see
+  // `Promise.completeWithSuccess`).
   /// A future that has already succeeded with `value`.
+  @inlinable
   public init(success value: T) {
     super.init(settled: .success(value))
   }
@@ -37,6 +40,7 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   }
 
   /// A future completed with `result`.
+  @inlinable
   public init(result: FutureResult<T>) {
     super.init(settled: result.erased)
   }
@@ -58,12 +62,15 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
     }
   }
 
+  // Inlinable, as every path that boxes or unboxes a value: see `Promise.completeWithSuccess`.
   /// The result, once completed; `nil` while pending.
+  @inlinable
   public final var result: FutureResult<T>? { erasedResult?.typed(as: T.self) }
 
   /// The value, if the future succeeded.
+  @inlinable
   public final var value: T? {
-    if case .success(let value)? = erasedResult { return (value as! T) }
+    if case .boxed(let box)? = erasedResult { return ValueBox<T>.unbox(box) }
     return nil
   }
 

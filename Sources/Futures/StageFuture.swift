@@ -59,39 +59,38 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
     return self
   }
 
-  /// Called once with the parent's result, outside any lock.
+  /// Called once with the parent's result, outside any lock. Returns `self` if it completed
+  /// and left the delivery of its callbacks to the caller (the parent's delivery loop).
   @inlinable
-  func receive(_ result: ErasedResult) {
+  func receive(_ result: ErasedResult) -> _FutureCore? {
     if resultBlock == nil {
       // A failure or cancellation passes through without running the block (or hopping
       // executors).
       switch result {
-      case .success: break
-      case .fail, .cancelled:
-        settle(result, detachUpstream: false)
-        return
+      case .boxed: break
+      case .fail, .cancelled: return settleLeavingDelivery(result)
       }
     }
-    if executor.isImmediate {
-      run(result)
-    } else {
-      executor.execute { [self] in run(result) }
-    }
+    if executor.isImmediate { return run(result) }
+    executor.execute { [self] in run(result)?.deliverNow() }
+    return nil
   }
 
+  /// Runs the block; returns `self` if it completed and left the delivery to the caller.
   @inlinable
-  func run(_ result: ErasedResult) {
-    if isCompleted { return }  // detached or forced meanwhile: the block never starts
+  func run(_ result: ErasedResult) -> _FutureCore? {
+    if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
-      if let valueBlock, case .success(let value) = result {
-        settle(.success(try valueBlock(value as! Input)), detachUpstream: false)
-      } else if let futureBlock, case .success(let value) = result {
-        _ = bind(to: try futureBlock(value as! Input), claim: false)
+      if let valueBlock, case .boxed(let box) = result {
+        return settleLeavingDelivery(.success(try valueBlock(ValueBox<Input>.unbox(box))))
+      } else if let futureBlock, case .boxed(let box) = result {
+        _ = bind(to: try futureBlock(ValueBox<Input>.unbox(box)), claim: false)
       } else if let resultBlock {
         apply(try resultBlock(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
       }
     } catch {
-      settle(.fail(error), detachUpstream: false)
+      return settleLeavingDelivery(.fail(error))
     }
+    return nil
   }
 }
