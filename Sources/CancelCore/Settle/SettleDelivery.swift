@@ -44,15 +44,14 @@ package enum SettleDelivery {
     deliver(.host(host))
   }
 
-  /// Delivers by calling `run(host)` now, or queues that call behind the delivery already running
-  /// on this thread.
+  /// Delivers `ready` now, or queues it behind the delivery already running on this thread.
   ///
-  /// For hosts generic over a client's types (a promise): `run` is made by the host's inlinable
-  /// code, so it runs the host's delivery specialized for the client's types, and, capturing
-  /// nothing, it costs no allocation and no field in the host.
+  /// For hosts generic over a client's types (a promise): its `run` is made by the host's
+  /// inlinable code, so it runs the host's delivery specialized for the client's types, and,
+  /// capturing nothing, it costs no allocation and no field in the host.
   @usableFromInline
-  package static func deliver(_ host: AnyObject, by run: @escaping @Sendable (AnyObject) -> Void) {
-    deliver(.call(host, run))
+  package static func deliver(_ ready: ReadyDelivery) {
+    deliver(.call(ready))
   }
 
   static func deliver(_ delivery: PendingDelivery) {
@@ -71,10 +70,37 @@ package enum SettleDelivery {
   }
 }
 
+/// A host whose callbacks are ready to be delivered, with the function that delivers them.
+///
+/// `run(host, queue)` delivers on the thread that owns `queue` and may return the next ready
+/// delivery instead of queueing it: the caller delivers that one next, before anything queued. A
+/// `run` may hand back only a delivery that became ready while `queue.isIdle` (nothing queued),
+/// and only the first such; anything queued later became ready later, so the queue's order is
+/// kept. A chain's next stage then skips the queue (no thread-local lookup, no queue traffic).
+@usableFromInline
+package struct ReadyDelivery: Sendable {
+  @usableFromInline let host: AnyObject & Sendable
+  @usableFromInline let run: @Sendable (AnyObject, ThreadDeliveryQueue) -> ReadyDelivery?
+
+  @inlinable
+  package init(host: AnyObject & Sendable, run: @escaping @Sendable (AnyObject, ThreadDeliveryQueue) -> ReadyDelivery?)
+  {
+    self.host = host
+    self.run = run
+  }
+
+  /// Delivers this and every delivery handed back after it.
+  func deliverAll(on queue: ThreadDeliveryQueue) {
+    var next = run(host, queue)
+    // `take()` moves each one out (binding a copy cost a retain and a release per stage).
+    while let ready = next.take() { next = ready.run(ready.host, queue) }
+  }
+}
+
 /// One deferred delivery: a host to ask, or a host with the function that delivers it.
 enum PendingDelivery {
   case host(any DeferredDelivery)
-  case call(AnyObject, @Sendable (AnyObject) -> Void)
+  case call(ReadyDelivery)
 
   /// Delivers: a host may hand back the next host to deliver (see
   /// `DeferredDelivery.deliverCallbacks(on:)`), which is delivered at once.
@@ -83,8 +109,8 @@ enum PendingDelivery {
     case .host(let host):
       var next = host.deliverCallbacks(on: queue)
       while let handedBack = next { next = handedBack.deliverCallbacks(on: queue) }
-    case .call(let host, let run):
-      run(host)
+    case .call(let ready):
+      ready.deliverAll(on: queue)
     }
   }
 }
@@ -95,6 +121,7 @@ enum PendingDelivery {
 /// (each delivery queueing exactly one more, the common case) therefore never touches the array:
 /// each host is released as soon as it has delivered, instead of piling up in an array that grows
 /// to the chain's length.
+@usableFromInline
 package final class ThreadDeliveryQueue {
   var isDelivering = false
   /// The oldest queued delivery; `nil` only when nothing is queued.
@@ -104,7 +131,7 @@ package final class ThreadDeliveryQueue {
   var head = 0
 
   /// Whether nothing is queued (the delivery running now is the last one).
-  package var isIdle: Bool { next == nil }
+  @usableFromInline package var isIdle: Bool { next == nil }
 
   /// Queues `host` behind every delivery already queued.
   func enqueue(_ delivery: PendingDelivery) {

@@ -35,19 +35,34 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
         }
       }
     } else {
-      // Captures only the stage: no closure context is allocated.
-      parent.pipe { [self] result in receive(result) }
+      // Captures only the stage: no closure context is allocated, and a stage that settles can
+      // hand its delivery back.
+      parent.observe(.stage { [self] result, queue in receive(result, handingBackOn: queue) })
     }
     return member
   }
 
-  /// Called once with the parent's result, on the resolving thread.
+  /// Called once with the parent's result, on the resolving thread; hands back this stage's
+  /// delivery when it may (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: Result<Input, Error>) {
+  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
     switch result {
-    case .success(let value): run(value)
-    case .failure(let error): settleMember(.failure(error))
+    case .success(let value):
+      guard !context.cancelAttempted else { return nil }
+      return settleMember(Result { try transform(value) }, handingBackOn: queue)
+    case .failure(let error):
+      return settleMember(.failure(error), handingBackOn: queue)
     }
+  }
+
+  /// `settleMember(_:)`, handing this stage's delivery back when it may.
+  @inlinable
+  func settleMember(_ result: Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+    if context.cancelAttempted {
+      settleMember(result)  // the cancel error wins (rare: delivered the ordinary way)
+      return nil
+    }
+    return settle(result, handingBackOn: queue)
   }
 
   /// Runs `transform` unless the chain's cancel has started (its handler rejects this member).

@@ -118,7 +118,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   func observe(_ callback: PromiseCallback<T>) {
     switch lock.withLock({ machine.observe(callback) }) {
     case .queued: return
-    case .runNow(let callback, let value): callback(value)
+    case .runNow(let callback, let value): _ = callback(value)  // guarantees hold no stages
     }
   }
 
@@ -126,7 +126,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   package func deliverCallbacks() {
     while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
       var batch = batch
-      while batch.mayHaveMore, let callback = batch.popOldest() { callback(value) }  // see Promise
+      while batch.mayHaveMore, let callback = batch.popOldest() { _ = callback(value) }  // see Promise
     }
   }
 

@@ -33,19 +33,23 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
         case .failure(let error): settle(.failure(error))
         }
       }
+    } else if let promise = parent as? Promise<Input> {
+      // (The cast folds away where this is specialized.) Captures only the stage: no closure
+      // context is allocated, and a stage that settles can hand its delivery back.
+      promise.observe(.stage { [self] result, queue in receive(result, handingBackOn: queue) })
     } else {
-      // Captures only the stage: no closure context is allocated.
-      parent.pipe { [self] result in receive(result) }
+      parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
     }
     return self
   }
 
-  /// Called once with the parent's result, on the resolving thread.
+  /// Called once with the parent's result, on the resolving thread; hands back this stage's
+  /// delivery when it may (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: Result<Input, Error>) {
+  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
     switch result {
-    case .success(let value): run(value)
-    case .failure(let error): settle(.failure(error))
+    case .success(let value): return settle(Result { try transform(value) }, handingBackOn: queue)
+    case .failure(let error): return settle(.failure(error), handingBackOn: queue)
     }
   }
 

@@ -122,6 +122,32 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// delivery loop). Returns whether this call settled the promise.
   @inlinable @discardableResult
   final func settle(_ result: Result<T, Error>) -> Bool {
+    switch settleLeavingDelivery(result) {
+    case .deliver:
+      deliverSettled()
+      return true
+    case .settled: return true
+    case .alreadySettled: return false
+    }
+  }
+
+  /// Settles as `settle(_:)` does, from a stage's callback running in the delivery that owns
+  /// `queue`: if callbacks wait and nothing is queued, returns this promise's delivery for that
+  /// delivery to run next (the tail call of a chain) instead of queueing it.
+  ///
+  /// - Returns: the delivery to hand back, or `nil` (delivered, queued, or nothing to deliver).
+  @inlinable
+  final func settle(_ result: Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+    guard case .deliver = settleLeavingDelivery(result) else { return nil }
+    if let queue, queue.isIdle { return readyDelivery }
+    deliverSettled()
+    return nil
+  }
+
+  /// The settle step: under the lock, and the member registration removed after unlocking; the
+  /// caller delivers on `.deliver`.
+  @inlinable
+  final func settleLeavingDelivery(_ result: Result<T, Error>) -> Machine.SettleAction {
     let (action, registration) = lock.withLock {
       warnsIfPending = false
       let action = machine.settle()
@@ -129,13 +155,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
       return (action, memberRegistration.take())
     }
     registration?.unregister()
-    switch action {
-    case .deliver:
-      deliverSettled()
-      return true
-    case .settled: return true
-    case .alreadySettled: return false
-    }
+    return action
   }
 
   /// Keeps `registration` (a cancel context's handler for this member) until this promise settles,
@@ -159,7 +179,15 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// and the function captures nothing, so it costs neither an allocation nor a field.
   @inlinable
   final func deliverSettled() {
-    SettleDelivery.deliver(self) { unsafeDowncast($0, to: Promise<T>.self).deliverWaitingCallbacks() }
+    SettleDelivery.deliver(readyDelivery)
+  }
+
+  /// This promise's waiting callbacks as a core delivery. The function captures nothing.
+  @inlinable
+  final var readyDelivery: ReadyDelivery {
+    ReadyDelivery(host: self) { host, queue in
+      unsafeDowncast(host, to: Promise<T>.self).deliverWaitingCallbacks(on: queue)
+    }
   }
 
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
@@ -171,19 +199,38 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
       case .runNow: return stored
       }
     }
-    if let ready { callback(ready) }
+    if let ready { _ = callback(ready) }  // no delivery running here: a stage delivers itself
   }
 
-  /// Runs waiting callbacks after unlocking, batch by batch, in registration order.
+  /// Runs waiting callbacks after unlocking, batch by batch, in registration order, in the
+  /// delivery that owns `queue`.
+  ///
+  /// - Returns: the first stage that became ready while nothing was queued, for the delivery loop
+  ///   to run next; every later one was queued.
   @inlinable
-  final func deliverWaitingCallbacks() {
+  final func deliverWaitingCallbacks(on queue: ThreadDeliveryQueue) -> ReadyDelivery? {
+    var handBack: ReadyDelivery?
     while let (delivery, value) = lock.withLock({ machine.nextDelivery().map { ($0, stored!) } }) {
       switch delivery {
       case .one(let callback):
-        callback(value)
+        if let ready = callback(value, on: queue) { Self.pass(ready, to: &handBack) }
       case .batch(var batch):
-        while let callback = batch.popOldest() { callback(value) }
+        while let callback = batch.popOldest() {
+          if let ready = callback(value, on: queue) { Self.pass(ready, to: &handBack) }
+        }
       }
+    }
+    return handBack
+  }
+
+  /// Keeps `ready` to hand back if nothing is kept yet; queues it otherwise (it became ready
+  /// after the one kept, so it is delivered after it).
+  @inlinable
+  static func pass(_ ready: consuming ReadyDelivery, to handBack: inout ReadyDelivery?) {
+    if handBack == nil {
+      handBack = ready
+    } else {
+      SettleDelivery.deliver(ready)
     }
   }
 

@@ -3,27 +3,29 @@ import Dispatch
 
 /// One callback waiting in a promise's or guarantee's settle-once state machine.
 ///
-/// Closures are wrapped in this struct (never stored bare) so that storing one in the core's
-/// `RegistrationTable` costs no reabstraction thunk.
+/// Closures are wrapped in this enum (never stored bare) so that storing one in the core's
+/// callback list costs no reabstraction thunk.
 @usableFromInline
-struct PromiseCallback<Value: Sendable>: Sendable {
-  @usableFromInline let body: @Sendable (Value) -> Void
-
-  @inlinable
-  init(_ body: @escaping @Sendable (Value) -> Void) {
-    self.body = body
-  }
-
-  /// A callback running `body`.
-  @inlinable
-  static func run(_ body: @escaping @Sendable (Value) -> Void) -> PromiseCallback {
-    PromiseCallback(body)
-  }
+enum PromiseCallback<Value: Sendable>: Sendable {
+  /// Runs a closure with the value.
+  case run(@Sendable (Value) -> Void)
+  /// A stage promise waiting on its parent (see ``MapStage``): given the delivering thread's queue,
+  /// it may hand back its own delivery instead of queueing it.
+  case stage(@Sendable (Value, ThreadDeliveryQueue?) -> ReadyDelivery?)
 
   /// Performs the callback. Called after unlocking, never under a lock.
+  ///
+  /// - Parameter queue: the queue of the delivery running this callback, or `nil` outside one.
+  /// - Returns: a stage's delivery to run next, handed back (only with a `queue`).
   @inlinable
-  func callAsFunction(_ value: Value) {
-    body(value)
+  func callAsFunction(_ value: Value, on queue: ThreadDeliveryQueue? = nil) -> ReadyDelivery? {
+    switch self {
+    case .run(let body):
+      body(value)
+      return nil
+    case .stage(let receive):
+      return receive(value, queue)
+    }
   }
 }
 
