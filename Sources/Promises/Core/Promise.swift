@@ -146,7 +146,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
 
   /// The settle step: under the lock, and the member registration removed after unlocking; the
   /// caller delivers on `.deliver`.
-  @inlinable
+  @inlinable @inline(__always)
   final func settleLeavingDelivery(_ result: Result<T, Error>) -> Machine.SettleAction {
     let (action, registration) = lock.withLock {
       warnsIfPending = false
