@@ -1,24 +1,3 @@
-/// The cancel-request side of a future, kept beside its settle machine under the same lock.
-struct RequestControl: Sendable {
-  /// The futures this one waits on: where requests are forwarded.
-  var upstream = Upstream.none
-  /// The union of every request that reached this future; `nil` if none did.
-  var requested: CancellationOptions?
-  /// Requests that found no running stage to forward to yet (a block is running, or a producer
-  /// has not handed the future over): forwarded when the future binds to another one.
-  var unforwarded: CancellationOptions?
-  /// The producer's request handlers, in registration order.
-  var handlers: ContiguousArray<RequestHandler> = []
-  /// Whether the producer handed the future to another one (``Completion/completeUsing(_:)``).
-  var isClaimed = false
-
-  /// Whether anything must be released or kept when the future completes.
-  var hasRequestState: Bool {
-    if case .none = upstream, requested == nil, handlers.isEmpty { return false }
-    return true
-  }
-}
-
 /// A producer's request handler with its executor (resolved at registration); its answer is a
 /// completion to apply, or `nil` to continue.
 struct RequestHandler: Sendable {
@@ -143,19 +122,20 @@ extension _FutureCore {
   private func lockedRequestStep(_ options: CancellationOptions) -> RequestStep? {
     guard !machine.isSettled else { return nil }
     let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
-    control.requested = (control.requested ?? []).union(options)
+    requestedOptions = (requestedOptions ?? []).union(options)
     var step = RequestStep()
-    if tellProducer { step.handlers = control.handlers }
+    if tellProducer, let extras { step.handlers = extras.handlers }
     step.completeNow = options.contains(.forceThisFutureToBeCancelledImmediately)
-    switch control.upstream {
+    switch upstream {
     case .none:
-      control.unforwarded = (control.unforwarded ?? []).union(options)
+      let extras = lockedExtras()
+      extras.unforwarded = (extras.unforwarded ?? []).union(options)
     case .one, .many:
       if options.contains(.doNotForwardRequest) {
-        swap(&step.detachFrom, &control.upstream)
+        swap(&step.detachFrom, &upstream)
         step.completeNow = true
       } else {
-        step.forwardTo = control.upstream
+        step.forwardTo = upstream
       }
     }
     return step
@@ -217,13 +197,14 @@ extension _FutureCore {
   {
     lock.withLock { () -> RequestHops in
       guard !machine.isSettled else { return RequestHops() }
-      if case .one(let current, let currentKey) = control.upstream,
+      if case .one(let current, let currentKey) = upstream,
         ObjectIdentifier(current) != node || currentKey != key
       {
         // The block handed over another future meanwhile: the request goes there.
         return RequestHops(RequestHop(from: self, to: current, key: currentKey, options: options))
       }
-      control.unforwarded = (control.unforwarded ?? []).union(options)
+      let extras = lockedExtras()
+      extras.unforwarded = (extras.unforwarded ?? []).union(options)
       return RequestHops()
     }
   }
@@ -233,8 +214,8 @@ extension _FutureCore {
   final func addRequestHandler(_ handler: RequestHandler) {
     let earlier = lock.withLock { () -> CancellationOptions?? in
       guard !machine.isSettled else { return .none }
-      control.handlers.append(handler)
-      return .some(control.requested)
+      lockedExtras().handlers.append(handler)
+      return .some(requestedOptions)
     }
     if case .some(.some(let options)) = earlier { runRequestHandler(handler, options) }
   }

@@ -21,6 +21,11 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
     super.init(pending: ())
   }
 
+  /// A pending derived stage whose block runs on `executor`.
+  override init(pendingStageOn executor: Executor) {
+    super.init(pendingStageOn: executor)
+  }
+
   // Inlinable so that the value is boxed by code specialized for `T` (see
   // `Promise.completeWithSuccess`).
   /// A future that has already succeeded with `value`.

@@ -9,20 +9,85 @@
 /// otherwise look up the runtime metadata of every composite generic type it touches, on every
 /// use; measured, that was most of the cost of a stage.
 public class _FutureCore: @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `machine` and `control` are read and written only inside
-  // `lock.withLock`; values removed from them (callbacks, handlers, upstream links) are released
-  // after unlocking, and every callback runs after unlocking.
+  // Safety of `@unchecked Sendable`: `requested`, `isClaimed`, `machine`, `upstream` and `extras`
+  // (and the extras' contents) are read and written only inside `lock.withLock`; values removed
+  // from them (callbacks, handlers, upstream links) are released after unlocking, and every
+  // callback runs after unlocking. `stageExecutor` never changes.
+  //
+  // Fields are ordered so that the one-byte ones share the lock's word: a derived stage (this,
+  // plus its block) is 104 bytes, the most glibc serves from its fastbins under package-
+  // benchmark's malloc interposer (see `KeyedSettleStateMachine`).
   let lock = CoreLock()
-  @exclusivity(unchecked) var machine: SettleStateMachine<ErasedResult, FutureCallback>
-  @exclusivity(unchecked) var control = RequestControl()
+  /// The union of every request that reached this future.
+  @exclusivity(unchecked) final var requested = PackedOptions.none
+  /// Whether the producer handed the future to another one (``Completion/completeUsing(_:)``).
+  @exclusivity(unchecked) final var isClaimed = false
+  /// Where a derived stage runs its block (`.immediate` for other futures).
+  @usableFromInline final let stageExecutor: StageExecutor
+  @exclusivity(unchecked) final var machine: KeyedSettleStateMachine<ErasedResult, FutureCallback>
+  /// The futures this one waits on: where requests are forwarded.
+  @exclusivity(unchecked) final var upstream = Upstream.none
+  /// Rarely used state, allocated on first need.
+  @exclusivity(unchecked) final var extras: FutureExtras?
 
   init(pending: ()) {
-    machine = SettleStateMachine()
+    stageExecutor = .immediate
+    machine = KeyedSettleStateMachine()
+  }
+
+  /// A pending derived stage whose block runs on `executor`.
+  init(pendingStageOn executor: Executor) {
+    switch executor {
+    case .immediate: stageExecutor = .immediate
+    case .main: stageExecutor = .main
+    case .async: stageExecutor = .async
+    default:
+      stageExecutor = .stored
+      extras = FutureExtras(executor: executor)
+    }
+    machine = KeyedSettleStateMachine()
   }
 
   @usableFromInline
   init(settled result: ErasedResult) {
-    machine = SettleStateMachine(settled: result)
+    stageExecutor = .immediate
+    machine = KeyedSettleStateMachine(settled: result)
+  }
+
+  /// The extras, made if missing. Call it with the lock held.
+  final func lockedExtras() -> FutureExtras {
+    if let extras { return extras }
+    let made = FutureExtras(executor: .immediate)
+    extras = made
+    return made
+  }
+
+  /// The union of every request that reached this future, `nil` if none did. Use it with the
+  /// lock held.
+  final var requestedOptions: CancellationOptions? {
+    get {
+      if requested.isSpilled { return extras?.requested }
+      return requested.options
+    }
+    set {
+      if let packed = PackedOptions(newValue) {
+        requested = packed
+      } else {
+        lockedExtras().requested = newValue
+        requested = .spilled
+      }
+    }
+  }
+
+  /// A derived stage's executor.
+  @usableFromInline
+  final var executor: Executor {
+    switch stageExecutor {
+    case .immediate: return .immediate
+    case .main: return .main
+    case .async: return .async
+    case .stored: return lock.withLock { extras?.executor ?? .immediate }
+    }
   }
 
   /// The erased result, once completed.
@@ -32,7 +97,7 @@ public class _FutureCore: @unchecked Sendable {
   public final var isCompleted: Bool { lock.withLock { machine.isSettled } }
 
   /// Whether a cancel request has reached this future.
-  final var isCancellationRequested: Bool { lock.withLock { control.requested != nil } }
+  final var isCancellationRequested: Bool { lock.withLock { requested != .none } }
 
   // MARK: - Settling and delivery
 
@@ -48,7 +113,7 @@ public class _FutureCore: @unchecked Sendable {
   /// - Returns: whether this call completed the future.
   @discardableResult @usableFromInline
   final func settle(_ result: ErasedResult, detachUpstream: Bool, unlessClaimed: Bool = false) -> Bool {
-    var released = RequestControl()
+    var released = ReleasedRequestState()
     switch lockedSettle(result, unlessClaimed: unlessClaimed, released: &released) {
     case .alreadySettled: return false
     case .settled: break
@@ -65,7 +130,7 @@ public class _FutureCore: @unchecked Sendable {
   ///   `deliverCallbacks(on:)`, or call `deliverNow()`); `nil` otherwise.
   @usableFromInline
   final func settleLeavingDelivery(_ result: ErasedResult) -> _FutureCore? {
-    var released = RequestControl()
+    var released = ReleasedRequestState()
     let action = lockedSettle(result, unlessClaimed: false, released: &released)
     if case .deliver = action { return self }
     return nil
@@ -78,19 +143,17 @@ public class _FutureCore: @unchecked Sendable {
     SettleDelivery.deliver(self)
   }
 
-  /// The settle step under the lock; the request state is moved to `released`, to be released
-  /// (and its upstream callbacks removed if wanted) after unlocking.
+  /// The settle step under the lock; the upstream links and the request handlers are moved to
+  /// `released`, to be released (and the upstream callbacks removed if wanted) after unlocking.
   private func lockedSettle(
-    _ result: ErasedResult, unlessClaimed: Bool, released: inout RequestControl
+    _ result: ErasedResult, unlessClaimed: Bool, released: inout ReleasedRequestState
   ) -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction {
     lock.withLock { () -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction in
-      if unlessClaimed && control.isClaimed { return .alreadySettled }
+      if unlessClaimed && isClaimed { return .alreadySettled }
       let action = machine.settle(result)
       if case .alreadySettled = action { return action }
-      if control.hasRequestState {
-        swap(&released, &control)
-        control.requested = released.requested
-      }
+      if case .none = upstream {} else { swap(&released.upstream, &upstream) }
+      if let extras, !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
       return action
     }
   }
@@ -134,20 +197,19 @@ public class _FutureCore: @unchecked Sendable {
     guard source !== self else { return false }
     if claim {
       let claimed = lock.withLock { () -> Bool in
-        guard !machine.isSettled, !control.isClaimed else { return false }
-        control.isClaimed = true
+        guard !machine.isSettled, !isClaimed else { return false }
+        isClaimed = true
         return true
       }
       guard claimed else { return false }
     }
-    guard let key = source.observe(.forward(self)) else { return true }
+    guard let key = source.observe(.forward(to: self)) else { return true }
     var replaced = Upstream.none
     let outcome = lock.withLock { () -> (settled: Bool, pending: CancellationOptions?) in
       if machine.isSettled { return (true, nil) }
-      replaced = control.upstream
-      control.upstream = .one(source, key)
-      defer { control.unforwarded = nil }
-      return (false, control.unforwarded)
+      replaced = upstream
+      upstream = .one(source, key)
+      return (false, extras?.unforwarded.take())
     }
     if outcome.settled {
       source.removeConsumer(key)
@@ -156,6 +218,22 @@ public class _FutureCore: @unchecked Sendable {
     }
     _ = replaced
     return true
+  }
+
+  /// Registers this derived stage on `parent` with `callback` (which runs the stage) and links
+  /// it upstream to `parent`.
+  @usableFromInline
+  final func attachStage(to parent: _FutureCore, _ callback: FutureCallback) {
+    guard let key = parent.observe(callback) else { return }
+    var replaced = Upstream.none
+    let settled = lock.withLock { () -> Bool in
+      if machine.isSettled { return true }
+      replaced = upstream
+      upstream = .one(parent, key)
+      return false
+    }
+    if settled { parent.removeConsumer(key) }
+    _ = replaced
   }
 }
 
@@ -289,35 +367,95 @@ extension Completion {
   }
 }
 
-/// Something waiting for a future's result.
-enum FutureCallback: Sendable {
-  /// A derived future's stage, run by a function made where the stage was created (specialized
-  /// for its types) that receives the stage as its first argument.
-  case stage(_FutureCore, StageRunner)
-  /// A future completing with this one's result (``Completion/completeUsing(_:)``).
-  case forward(_FutureCore)
-  /// An input of a combinator.
-  case join(FutureJoin, Int)
-  /// Anything else.
-  case closure(@Sendable (ErasedResult) -> Void)
+/// Something waiting for a future's result: a function that receives it, outside any lock, and
+/// returns a future it completed whose callbacks the caller must deliver (see
+/// `_FutureCore.settleLeavingDelivery(_:)`).
+///
+/// One closure, 16 bytes, so that a future's inline callback slot stays small. A derived stage's
+/// callback is made by inlinable code in the client, specialized for its types, and captures only
+/// the stage: a closure capturing one object uses it as its context and allocates nothing.
+@usableFromInline
+struct FutureCallback: Sendable {
+  @usableFromInline let run: @Sendable (ErasedResult) -> _FutureCore?
 
-  /// Runs the callback; returns a future it completed whose callbacks the caller must deliver
-  /// (see `_FutureCore.settleLeavingDelivery(_:)`).
-  func run(_ result: ErasedResult) -> _FutureCore? {
-    switch self {
-    case .stage(let stage, let runner): return runner(stage, result)
-    case .forward(let future): return future.settleLeavingDelivery(result)
-    case .join(let join, let index):
+  @inlinable
+  init(_ run: @escaping @Sendable (ErasedResult) -> _FutureCore?) {
+    self.run = run
+  }
+
+  /// A future completing with this one's result (``Completion/completeUsing(_:)``).
+  static func forward(to future: _FutureCore) -> FutureCallback {
+    FutureCallback { result in future.settleLeavingDelivery(result) }
+  }
+
+  /// Input `index` of a combinator.
+  static func join(_ join: FutureJoin, _ index: Int) -> FutureCallback {
+    FutureCallback { result in
       join.operandCompleted(index, succeeded: result.isSuccess)
-      return nil
-    case .closure(let body):
-      body(result)
       return nil
     }
   }
 }
 
-/// Runs a derived future's stage (its first argument) with its parent's result, outside any lock;
-/// returns the stage if it completed and left the delivery of its callbacks to the caller.
+/// Where a derived stage runs its block, in one byte; other executors are kept in the stage's
+/// `FutureExtras`.
 @usableFromInline
-typealias StageRunner = @Sendable (_FutureCore, ErasedResult) -> _FutureCore?
+enum StageExecutor: UInt8, Sendable {
+  case immediate, main, async, stored
+}
+
+/// An optional `CancellationOptions` in one byte (options with bits above the seventh are kept in
+/// `FutureExtras.requested`), so that every future keeps its request state inline.
+struct PackedOptions: Equatable, Sendable {
+  /// 0: none; `0x80 | rawValue` for a raw value below 0x7F; `spilled`: see `FutureExtras`.
+  let bits: UInt8
+
+  static let none = PackedOptions(bits: 0)
+  static let spilled = PackedOptions(bits: 0xFF)
+
+  private init(bits: UInt8) {
+    self.bits = bits
+  }
+
+  /// `options` packed; `nil` if they do not fit.
+  init?(_ options: CancellationOptions?) {
+    guard let options else {
+      bits = 0
+      return
+    }
+    guard options.rawValue >= 0 && options.rawValue < 0x7F else { return nil }
+    bits = 0x80 | UInt8(options.rawValue)
+  }
+
+  var isSpilled: Bool { self == .spilled }
+
+  /// The options, unless spilled or none.
+  var options: CancellationOptions? {
+    bits == 0 ? nil : CancellationOptions(rawValue: Int(bits & 0x7F))
+  }
+}
+
+/// A future's rarely used state, out of line so that a derived stage stays small.
+///
+/// Guarded by its future's lock (see `_FutureCore`), except `executor`, which never changes.
+final class FutureExtras {
+  /// A derived stage's executor, when `StageExecutor` has no case for it.
+  let executor: Executor
+  /// The producer's request handlers, in registration order.
+  @exclusivity(unchecked) var handlers: ContiguousArray<RequestHandler> = []
+  /// Requests that found no running stage to forward to yet (a block is running, or a producer
+  /// has not handed the future over): forwarded when the future binds to another one.
+  @exclusivity(unchecked) var unforwarded: CancellationOptions?
+  /// The requests that reached the future, when `PackedOptions` cannot hold them.
+  @exclusivity(unchecked) var requested: CancellationOptions?
+
+  init(executor: Executor) {
+    self.executor = executor
+  }
+}
+
+/// What a settle moves out of the future, to be released after unlocking.
+struct ReleasedRequestState {
+  var upstream = Upstream.none
+  var handlers: ContiguousArray<RequestHandler> = []
+}
