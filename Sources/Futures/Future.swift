@@ -75,8 +75,8 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   /// The value, if the future succeeded.
   @inlinable
   public final var value: T? {
-    if case .boxed(let box)? = erasedResult { return ValueBox<T>.unbox(box) }
-    return nil
+    guard let result = erasedResult, result.isSuccess else { return nil }
+    return result.successValue(as: T.self)
   }
 
   /// The error, if the future failed.

@@ -34,18 +34,18 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
   /// and left the delivery of its callbacks to the caller (the parent's delivery loop).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
-    guard case .boxed(let box) = result else { return settleLeavingDelivery(result) }
-    if stageExecutor == .immediate { return run(box) }
-    executor.execute { [self] in run(box)?.deliverNow() }
+    guard result.isSuccess else { return settleLeavingDelivery(result) }
+    if stageExecutor == .immediate { return run(result) }
+    executor.execute { [self] in run(result)?.deliverNow() }
     return nil
   }
 
   /// Runs the block; returns `self` if it completed and left the delivery to the caller.
   @inlinable
-  func run(_ box: any AnyObject & Sendable) -> _FutureCore? {
+  func run(_ result: ErasedResult) -> _FutureCore? {
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
-      return settleLeavingDelivery(.success(try block(ValueBox<Input>.unbox(box))))
+      return settleLeavingDelivery(.success(try block(result.successValue(as: Input.self))))
     } catch {
       return settleLeavingDelivery(.fail(error))
     }
@@ -76,18 +76,18 @@ final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
-    guard case .boxed(let box) = result else { return settleLeavingDelivery(result) }
-    if stageExecutor == .immediate { return run(box) }
-    executor.execute { [self] in run(box)?.deliverNow() }
+    guard result.isSuccess else { return settleLeavingDelivery(result) }
+    if stageExecutor == .immediate { return run(result) }
+    executor.execute { [self] in run(result)?.deliverNow() }
     return nil
   }
 
   /// Runs the block and binds to the future it returns.
   @inlinable
-  func run(_ box: any AnyObject & Sendable) -> _FutureCore? {
+  func run(_ result: ErasedResult) -> _FutureCore? {
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
-      _ = bind(to: try block(ValueBox<Input>.unbox(box)), claim: false)
+      _ = bind(to: try block(result.successValue(as: Input.self)), claim: false)
       return nil
     } catch {
       return settleLeavingDelivery(.fail(error))

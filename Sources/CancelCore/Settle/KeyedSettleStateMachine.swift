@@ -1,4 +1,4 @@
-/// `SettleStateMachine` in 40 bytes (against its 80): a settle-once value and its callbacks, each
+/// `SettleStateMachine` in 40 bytes for a value of up to 9 bytes (against its 80): a settle-once value and its callbacks, each
 /// callback removable by key, for hosts that must stay small (a future's derived stage).
 ///
 /// Why a separate type: a host object of at most 104 bytes is served by glibc's fastbins even
@@ -35,12 +35,13 @@ package struct KeyedSettleStateMachine<Value, Callback> {
     case many(KeyedCallbackBatch<Callback>)
   }
 
-  // Fields ordered so that the tag and the phase share one word.
-  /// The tag of the inline callback's key; incremented for each callback placed there.
-  @usableFromInline var firstTag: UInt32 = 0
-  @usableFromInline var phase: Phase
+  // Fields are ordered so that the phase and the tag share the word after the value's first
+  // word: with a value of one word plus a tag byte (9 bytes), the machine is still 40 bytes.
   /// The value; `nil` exactly while `phase` is `.pending`.
   @usableFromInline var settledValue: Value?
+  @usableFromInline var phase: Phase
+  /// The tag of the inline callback's key; incremented for each callback placed there.
+  @usableFromInline var firstTag: UInt32 = 0
   /// The oldest waiting callback. Used only when nothing waits, so it is always the oldest.
   @usableFromInline var first: Callback?
   /// Callbacks behind `first`; allocated when a second callback waits at once.
