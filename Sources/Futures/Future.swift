@@ -21,9 +21,12 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
     super.init(pending: ())
   }
 
-  /// A pending derived stage whose block runs on `executor`.
-  override init(pendingStageOn executor: Executor) {
-    super.init(pendingStageOn: executor)
+  /// A pending derived stage whose block runs on `executor`. Inlinable, so that a literal
+  /// executor (`.immediate`) is classified at compile time.
+  @inlinable
+  init(pendingStageOn executor: Executor) {
+    let kind = StageExecutor(executor)
+    super.init(pendingStage: kind, stored: kind == .stored ? executor : nil)
   }
 
   // Inlinable so that the value is boxed by code specialized for `T` (see

@@ -10,9 +10,11 @@
 /// use; measured, that was most of the cost of a stage.
 public class _FutureCore: @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `requested`, `isClaimed`, `machine`, `upstream` and `extras`
-  // (and the extras' contents) are read and written only inside `lock.withLock`; values removed
-  // from them (callbacks, handlers, upstream links) are released after unlocking, and every
-  // callback runs after unlocking. `stageExecutor` never changes.
+  // (and the extras' contents) are read and written only inside `lock.withLock`, except a
+  // stage's first link upstream, written under its parent's lock before anything else can reach
+  // the stage (see `attachStage`); values removed from them (callbacks, handlers, upstream links)
+  // are released after unlocking, and every callback runs after unlocking. `stageExecutor` never
+  // changes.
   //
   // Fields are ordered so that the one-byte ones share the lock's word: a derived stage (this,
   // plus its block) is 104 bytes, the most glibc serves from its fastbins under package-
@@ -35,16 +37,12 @@ public class _FutureCore: @unchecked Sendable {
     machine = KeyedSettleStateMachine()
   }
 
-  /// A pending derived stage whose block runs on `executor`.
-  init(pendingStageOn executor: Executor) {
-    switch executor {
-    case .immediate: stageExecutor = .immediate
-    case .main: stageExecutor = .main
-    case .async: stageExecutor = .async
-    default:
-      stageExecutor = .stored
-      extras = FutureExtras(executor: executor)
-    }
+  /// A pending derived stage whose block runs on `executor` (`stored` is that executor when
+  /// `executor` is `.stored`).
+  @usableFromInline
+  init(pendingStage executor: StageExecutor, stored: Executor?) {
+    stageExecutor = executor
+    if let stored { extras = FutureExtras(executor: stored) }
     machine = KeyedSettleStateMachine()
   }
 
@@ -221,19 +219,22 @@ public class _FutureCore: @unchecked Sendable {
   }
 
   /// Registers this derived stage on `parent` with `callback` (which runs the stage) and links
-  /// it upstream to `parent`.
+  /// it upstream to `parent`. Call it once, on a stage not yet handed out.
+  ///
+  /// The link is written inside the parent's lock section that queues the callback, without
+  /// taking this stage's lock (one lock section less per stage): until that section ends, nothing
+  /// else can reach the stage (it is not handed out yet, and its callback is not in the parent
+  /// yet), and whoever reaches it later through the callback took the parent's lock first, so it
+  /// sees the link. Every later access to the link is under this stage's lock, as usual.
   @usableFromInline
   final func attachStage(to parent: _FutureCore, _ callback: FutureCallback) {
-    guard let key = parent.observe(callback) else { return }
-    var replaced = Upstream.none
-    let settled = lock.withLock { () -> Bool in
-      if machine.isSettled { return true }
-      replaced = upstream
-      upstream = .one(parent, key)
-      return false
+    let action = parent.lock.withLock {
+      () -> SettleStateMachine<ErasedResult, FutureCallback>.ObserveAction in
+      let action = parent.machine.observe(callback)
+      if case .queued(let key) = action { upstream = .one(parent, key) }
+      return action
     }
-    if settled { parent.removeConsumer(key) }
-    _ = replaced
+    if case .runNow(let callback, let result) = action { callback.run(result)?.deliverNow() }
   }
 }
 
@@ -463,6 +464,17 @@ struct FutureCallback: Sendable {
 @usableFromInline
 enum StageExecutor: UInt8, Sendable {
   case immediate, main, async, stored
+
+  /// The case for `executor`. Inlinable, so that it folds away for a literal executor.
+  @inlinable
+  init(_ executor: Executor) {
+    switch executor {
+    case .immediate: self = .immediate
+    case .main: self = .main
+    case .async: self = .async
+    default: self = .stored
+    }
+  }
 }
 
 /// An optional `CancellationOptions` in one byte (options with bits above the seventh are kept in

@@ -17,7 +17,7 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
   // `_FutureCore` is guarded by its lock.
   @usableFromInline let block: @Sendable (Input) throws -> T
 
-  @usableFromInline
+  @inlinable
   init(executor: Executor, block: @escaping @Sendable (Input) throws -> T) {
     self.block = block
     super.init(pendingStageOn: executor)
@@ -60,7 +60,7 @@ final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   // `_FutureCore` is guarded by its lock.
   @usableFromInline let block: @Sendable (Input) throws -> Future<T>
 
-  @usableFromInline
+  @inlinable
   init(executor: Executor, block: @escaping @Sendable (Input) throws -> Future<T>) {
     self.block = block
     super.init(pendingStageOn: executor)
@@ -103,7 +103,7 @@ final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   // `_FutureCore` is guarded by its lock.
   @usableFromInline let block: @Sendable (FutureResult<Input>) throws -> Completion<T>
 
-  @usableFromInline
+  @inlinable
   init(executor: Executor, block: @escaping @Sendable (FutureResult<Input>) throws -> Completion<T>) {
     self.block = block
     super.init(pendingStageOn: executor)
