@@ -16,7 +16,8 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: this subclass adds no stored state; `_FutureCore` guards
   // its state with its lock.
 
-  /// A pending future (for promises and derived stages).
+  /// A pending future (for promises).
+  @usableFromInline
   override init(pending: ()) {
     super.init(pending: ())
   }
