@@ -212,7 +212,7 @@ public class _FutureCore: @unchecked Sendable {
     if outcome.settled {
       source.removeConsumer(key)
     } else if let options = outcome.pending {
-      driveRequest(RequestHops(RequestHop(from: self, to: source, key: key, options: options)))
+      driveRequest(RequestHop(from: self, to: source, key: key, options: options))
     }
     _ = replaced
     return true
