@@ -23,7 +23,7 @@ public final class CancelToken: Cancellable, Sendable {
   /// - Parameter options: how the request travels; none by default.
   public func cancel(_ options: CancellationOptions = []) {
     guard used.cancel(reason: CancellationError()) else { return }
-    driveRequest(target.processRequest(options))
+    target.requestCancel(options)
   }
 
   /// Requests cancellation with no options. The same as `cancel([])`.

@@ -15,7 +15,7 @@ extension Future {
   public final func onComplete<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Completion<S>
   ) -> Future<S> {
-    StageFuture<T, S>(executor: executor.resolvedForRegistration, result: block).attach(to: self)
+    ResultStage<T, S>(executor: executor.resolvedForRegistration, block: block).attach(to: self)
   }
 
   /// Runs `block` with the result once this future completes.
@@ -28,9 +28,9 @@ extension Future {
   public final func onComplete(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Void
   ) -> Future<Void> {
-    StageFuture<T, Void>(
+    ResultStage<T, Void>(
       executor: executor.resolvedForRegistration,
-      result: { result in
+      block: { result in
         try block(result)
         return .success(())
       }
@@ -50,7 +50,7 @@ extension Future {
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    StageFuture<T, S>(executor: executor.resolvedForRegistration, value: block).attach(to: self)
+    ValueStage<T, S>(executor: executor.resolvedForRegistration, block: block).attach(to: self)
   }
 
   /// Runs `block` with the value if this future succeeds; the returned future completes with the
@@ -66,7 +66,7 @@ extension Future {
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> Future<S>
   ) -> Future<S> {
-    StageFuture<T, S>(executor: executor.resolvedForRegistration, future: block).attach(to: self)
+    FutureStage<T, S>(executor: executor.resolvedForRegistration, block: block).attach(to: self)
   }
 
   /// Transforms the value: the same as ``onSuccess(_:block:)-(_,(T)->S)``.
@@ -79,7 +79,7 @@ extension Future {
   public final func map<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    StageFuture<T, S>(executor: executor.resolvedForRegistration, value: block).attach(to: self)
+    ValueStage<T, S>(executor: executor.resolvedForRegistration, block: block).attach(to: self)
   }
 
   /// Runs `block` with the error if this future fails.
@@ -92,9 +92,9 @@ extension Future {
   public final func onFail(
     _ executor: Executor = .primary, block: @escaping @Sendable (any Error) -> Void
   ) -> Future<T> {
-    StageFuture<T, T>(
+    ResultStage<T, T>(
       executor: executor.resolvedForRegistration,
-      result: { result in
+      block: { result in
         if case .fail(let error) = result { block(error) }
         return Completion(result)
       }
@@ -111,9 +111,9 @@ extension Future {
   public final func onCancel(
     _ executor: Executor = .primary, block: @escaping @Sendable () -> Void
   ) -> Future<T> {
-    StageFuture<T, T>(
+    ResultStage<T, T>(
       executor: executor.resolvedForRegistration,
-      result: { result in
+      block: { result in
         if case .cancelled = result { block() }
         return Completion(result)
       }

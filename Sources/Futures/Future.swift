@@ -16,9 +16,18 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: this subclass adds no stored state; `_FutureCore` guards
   // its state with its lock.
 
-  /// A pending future (for promises and derived stages).
+  /// A pending future (for promises).
+  @usableFromInline
   override init(pending: ()) {
     super.init(pending: ())
+  }
+
+  /// A pending derived stage whose block runs on `executor`. Inlinable, so that a literal
+  /// executor (`.immediate`) is classified at compile time.
+  @inlinable
+  init(pendingStageOn executor: Executor) {
+    let kind = StageExecutor(executor)
+    super.init(pendingStage: kind, stored: kind == .stored ? executor : nil)
   }
 
   // Inlinable so that the value is boxed by code specialized for `T` (see
@@ -70,8 +79,8 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   /// The value, if the future succeeded.
   @inlinable
   public final var value: T? {
-    if case .boxed(let box)? = erasedResult { return ValueBox<T>.unbox(box) }
-    return nil
+    guard let result = erasedResult, result.isSuccess else { return nil }
+    return result.successValue(as: T.self)
   }
 
   /// The error, if the future failed.

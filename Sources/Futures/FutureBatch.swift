@@ -100,10 +100,10 @@ extension Future {
   /// Makes `other`'s upstream links this future's too (the batch's two futures share the inputs'
   /// callbacks).
   final func share(upstreamOf other: _FutureCore) {
-    var links = other.lock.withLock { other.control.upstream }
+    var links = other.lock.withLock { other.upstream }
     lock.withLock {
       guard !machine.isSettled else { return }
-      swap(&links, &control.upstream)
+      swap(&links, &upstream)
     }
   }
 }

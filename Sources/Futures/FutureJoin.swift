@@ -59,7 +59,7 @@ extension _FutureCore {
     var leftover = Upstream.many(links)
     lock.withLock {
       guard !machine.isSettled else { return }
-      swap(&leftover, &control.upstream)
+      swap(&leftover, &upstream)
     }
     leftover.removeConsumers()  // decided already: leave the inputs still pending
   }

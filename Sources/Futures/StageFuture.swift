@@ -1,61 +1,32 @@
-/// A future derived from another one with a block: the future and its stage in one object.
-///
-/// It waits in its parent's callbacks; when the parent completes it runs its block on its
-/// executor and completes with the block's completion. A stage detached or force-cancelled before
-/// its block starts never starts it.
-///
-/// The block is stored as given (no wrapping closure), in one of three fields, so that the stage
-/// has no generic enum whose metadata unspecialized code would have to look up.
+// A future derived from another one with a block is one object: the future and its stage. It
+// waits in its parent's callbacks; when the parent completes, it runs its block on its executor
+// and completes with the block's outcome. A stage detached or force-cancelled before its block
+// starts never starts it.
+//
+// There is one class per kind of block, each storing its block as given in one field: a closure's
+// layout does not depend on the class's generic parameters, so the class's `deinit` looks up no
+// runtime metadata, and one 16-byte field keeps the stage at 104 bytes (see `_FutureCore`).
+// `attach(to:)`, `receive` and `run` are inlinable: the callback handed to the parent is made in
+// the client, specialized for the client's types, and captures only the stage (no allocation).
+
+/// A stage whose block maps a success value to a value (`map`, `onSuccess`); a failure or a
+/// cancellation passes through without running the block or hopping executors.
 @usableFromInline
-final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: the stored properties added here are immutable; the state
-  // inherited from `_FutureCore` is guarded by its lock.
+final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `block` is immutable; the state inherited from
+  // `_FutureCore` is guarded by its lock.
+  @usableFromInline let block: @Sendable (Input) throws -> T
 
-  @usableFromInline let executor: Executor
-  /// `onSuccess`/`map` returning a value: runs only for a success.
-  @usableFromInline let valueBlock: (@Sendable (Input) throws -> T)?
-  /// `onSuccess` returning a future: runs only for a success.
-  @usableFromInline let futureBlock: (@Sendable (Input) throws -> Future<T>)?
-  /// `onComplete`: runs for every result.
-  @usableFromInline let resultBlock: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
-
-  @usableFromInline
-  init(
-    executor: Executor, value: (@Sendable (Input) throws -> T)? = nil,
-    future: (@Sendable (Input) throws -> Future<T>)? = nil,
-    result: (@Sendable (FutureResult<Input>) throws -> Completion<T>)? = nil
-  ) {
-    self.executor = executor
-    valueBlock = value
-    futureBlock = future
-    resultBlock = result
-    super.init(pending: ())
+  @inlinable
+  init(executor: Executor, block: @escaping @Sendable (Input) throws -> T) {
+    self.block = block
+    super.init(pendingStageOn: executor)
   }
 
   /// Registers the stage on `parent` and returns it as the derived future.
-  ///
-  /// Inlined so that the runner handed to the parent is made in the client, specialized for the
-  /// client's types and capturing nothing: delivery then runs the stage's code specialized (no
-  /// runtime metadata lookups, a direct cast of the value) without allocating a closure context.
   @inlinable
   func attach(to parent: _FutureCore) -> Future<T> {
-    attach(to: parent) { core, result in unsafeDowncast(core, to: StageFuture<Input, T>.self).receive(result) }
-  }
-
-  /// Registers the stage on `parent`, to be run by `runner`, and returns it as the derived future.
-  @usableFromInline
-  func attach(to parent: _FutureCore, runner: @escaping StageRunner) -> Future<T> {
-    if let key = parent.observe(.stage(self, runner)) {
-      var replaced = Upstream.none
-      let settled = lock.withLock { () -> Bool in
-        if machine.isSettled { return true }
-        replaced = control.upstream
-        control.upstream = .one(parent, key)
-        return false
-      }
-      if settled { parent.removeConsumer(key) }
-      _ = replaced
-    }
+    attachStage(to: parent, FutureCallback { [self] result in receive(result) })
     return self
   }
 
@@ -63,15 +34,8 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   /// and left the delivery of its callbacks to the caller (the parent's delivery loop).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
-    if resultBlock == nil {
-      // A failure or cancellation passes through without running the block (or hopping
-      // executors).
-      switch result {
-      case .boxed: break
-      case .fail, .cancelled: return settleLeavingDelivery(result)
-      }
-    }
-    if executor.isImmediate { return run(result) }
+    guard result.isSuccess else { return settleLeavingDelivery(result) }
+    if stageExecutor == .immediate { return run(result) }
     executor.execute { [self] in run(result)?.deliverNow() }
     return nil
   }
@@ -81,16 +45,94 @@ final class StageFuture<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   func run(_ result: ErasedResult) -> _FutureCore? {
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
-      if let valueBlock, case .boxed(let box) = result {
-        return settleLeavingDelivery(.success(try valueBlock(ValueBox<Input>.unbox(box))))
-      } else if let futureBlock, case .boxed(let box) = result {
-        _ = bind(to: try futureBlock(ValueBox<Input>.unbox(box)), claim: false)
-      } else if let resultBlock {
-        apply(try resultBlock(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
-      }
+      return settleLeavingDelivery(.success(try block(result.successValue(as: Input.self))))
     } catch {
       return settleLeavingDelivery(.fail(error))
     }
+  }
+}
+
+/// A stage whose block maps a success value to a future to complete with (`onSuccess` returning
+/// a future); a failure or a cancellation passes through without running the block.
+@usableFromInline
+final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `block` is immutable; the state inherited from
+  // `_FutureCore` is guarded by its lock.
+  @usableFromInline let block: @Sendable (Input) throws -> Future<T>
+
+  @inlinable
+  init(executor: Executor, block: @escaping @Sendable (Input) throws -> Future<T>) {
+    self.block = block
+    super.init(pendingStageOn: executor)
+  }
+
+  /// Registers the stage on `parent` and returns it as the derived future.
+  @inlinable
+  func attach(to parent: _FutureCore) -> Future<T> {
+    attachStage(to: parent, FutureCallback { [self] result in receive(result) })
+    return self
+  }
+
+  /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
+  @inlinable
+  func receive(_ result: ErasedResult) -> _FutureCore? {
+    guard result.isSuccess else { return settleLeavingDelivery(result) }
+    if stageExecutor == .immediate { return run(result) }
+    executor.execute { [self] in run(result)?.deliverNow() }
     return nil
+  }
+
+  /// Runs the block and binds to the future it returns.
+  @inlinable
+  func run(_ result: ErasedResult) -> _FutureCore? {
+    if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
+    do {
+      _ = bind(to: try block(result.successValue(as: Input.self)), claim: false)
+      return nil
+    } catch {
+      return settleLeavingDelivery(.fail(error))
+    }
+  }
+}
+
+/// A stage whose block runs for every result and answers with a completion (`onComplete`,
+/// `onFail`, `onCancel`).
+@usableFromInline
+final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `block` is immutable; the state inherited from
+  // `_FutureCore` is guarded by its lock.
+  @usableFromInline let block: @Sendable (FutureResult<Input>) throws -> Completion<T>
+
+  @inlinable
+  init(executor: Executor, block: @escaping @Sendable (FutureResult<Input>) throws -> Completion<T>) {
+    self.block = block
+    super.init(pendingStageOn: executor)
+  }
+
+  /// Registers the stage on `parent` and returns it as the derived future.
+  @inlinable
+  func attach(to parent: _FutureCore) -> Future<T> {
+    attachStage(to: parent, FutureCallback { [self] result in receive(result) })
+    return self
+  }
+
+  /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
+  @inlinable
+  func receive(_ result: ErasedResult) -> _FutureCore? {
+    if stageExecutor == .immediate { return run(result) }
+    executor.execute { [self] in run(result)?.deliverNow() }
+    return nil
+  }
+
+  /// Runs the block and applies its completion.
+  @inlinable
+  func run(_ result: ErasedResult) -> _FutureCore? {
+    if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
+    do {
+      apply(try block(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
+      return nil
+    } catch {
+      return settleLeavingDelivery(.fail(error))
+    }
   }
 }

@@ -161,3 +161,92 @@ struct RegistrationTableTests {
     #expect(newestFirst == ["e", "d", "b"])
   }
 }
+
+@Suite("Keyed settle state machine")
+struct KeyedSettleStateMachineTests {
+  private typealias Machine = KeyedSettleStateMachine<Int, String>
+
+  private static func key(_ action: SettleStateMachine<Int, String>.ObserveAction) -> RegistrationKey? {
+    guard case .queued(let key) = action else {
+      Issue.record("expected the callback to wait")
+      return nil
+    }
+    return key
+  }
+
+  private static func delivered(_ machine: inout Machine) -> [String] {
+    var seen: [String] = []
+    while let callbacks = machine.takeNextCallbacks() {
+      switch callbacks {
+      case .one(let callback): seen.append(callback)
+      case .many(var batch):
+        while let callback = batch.popOldest() { seen.append(callback) }
+      }
+    }
+    return seen
+  }
+
+  @Test func deliversInRegistrationOrderAfterRemovalsAndReuse() {
+    var machine = Machine()
+    guard let a = Self.key(machine.observe("a")), let b = Self.key(machine.observe("b")) else { return }
+    _ = machine.observe("c")
+    #expect(machine.remove(a) == "a")
+    #expect(machine.remove(b) == "b")
+    _ = machine.observe("d")  // the inline slot stays free while others wait
+    #expect(machine.waitingCount == 2)
+    guard case .deliver = machine.settle(1) else {
+      Issue.record("expected a delivery")
+      return
+    }
+    #expect(Self.delivered(&machine) == ["c", "d"])
+    #expect(machine.isSettled && machine.value == 1 && machine.waitingCount == 0)
+    guard case .runNow("e", 1) = machine.observe("e") else {
+      Issue.record("expected the callback to run now")
+      return
+    }
+  }
+
+  @Test func staleKeysRemoveNothing() {
+    var machine = Machine()
+    guard let first = Self.key(machine.observe("a")) else { return }
+    #expect(machine.remove(first) == "a")
+    // The inline slot again, with a new tag.
+    guard let second = Self.key(machine.observe("b")) else { return }
+    #expect(machine.remove(first) == nil)
+    #expect(machine.contains(second))
+    guard let overflow = Self.key(machine.observe("c")) else { return }
+    #expect(machine.remove(overflow) == "c")
+    #expect(machine.remove(overflow) == nil)
+    #expect(machine.waitingCount == 1)
+  }
+
+  @Test func removeUnlessLastKeepsTheOnlyCallback() {
+    var machine = Machine()
+    guard let a = Self.key(machine.observe("a")), let b = Self.key(machine.observe("b")) else { return }
+    guard case .removed("b") = machine.removeUnlessLast(b) else {
+      Issue.record("expected removal")
+      return
+    }
+    guard case .isLast = machine.removeUnlessLast(a) else {
+      Issue.record("expected the last callback to stay")
+      return
+    }
+    guard case .notWaiting = machine.removeUnlessLast(b) else {
+      Issue.record("expected a stale key")
+      return
+    }
+  }
+
+  @Test func callbacksOfferedDuringDeliveryQueueBehind() {
+    var machine = Machine()
+    _ = machine.observe("a")
+    _ = machine.settle(1)
+    guard case .one("a") = machine.takeNextCallbacks() else {
+      Issue.record("expected the first callback")
+      return
+    }
+    _ = Self.key(machine.observe("b"))
+    _ = Self.key(machine.observe("c"))
+    #expect(Self.delivered(&machine) == ["b", "c"])
+  }
+}

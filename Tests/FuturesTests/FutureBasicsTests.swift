@@ -160,3 +160,44 @@ struct FutureBasicsTests {
     #expect(outcome == 3)
   }
 }
+
+@Suite("Futures: values of every kind survive their erasure")
+struct ValueErasureTests {
+  /// Through a promise, a stage, a block-made future (unspecialized library code) and a
+  /// `Future<any Sendable>`: scalar values travel inline, others boxed; every path must agree.
+  private func roundTrip<T: Sendable & Equatable>(_ value: T) {
+    let promise = Futures.Promise<T>()
+    let mapped = promise.future.map(.immediate) { $0 }
+    promise.completeWithSuccess(value)
+    #expect(promise.future.value == value)
+    #expect(mapped.value == value)
+    #expect(mapped.result?.value == value)
+    #expect(Future(.immediate) { value }.value == value)
+    #expect(Future(.immediate) { value }.map(.immediate) { $0 }.value == value)
+    #expect(Future(success: value).anySendableFuture.value as? T == value)
+    let completed = Futures.Promise<T>()
+    completed.complete(.completeUsing(Future(.immediate) { value }))
+    #expect(completed.future.value == value)
+  }
+
+  @Test func scalarsAndBoxedValuesRoundTrip() {
+    roundTrip(Int.min)
+    roundTrip(-1)
+    roundTrip(UInt.max)
+    roundTrip(Int64.min)
+    roundTrip(UInt64.max)
+    roundTrip(Int32.min)
+    roundTrip(UInt32.max)
+    roundTrip(true)
+    roundTrip(false)
+    roundTrip(-0.0)
+    roundTrip(Double.infinity)
+    roundTrip(Float(-1.5))
+    roundTrip(Int8(-3))
+    roundTrip("a string")
+    roundTrip([1, 2, 3])
+    let void = Future<Void>(success: ()).map(.immediate) { 7 }
+    #expect(void.value == 7)
+    #expect(Future(.immediate) {}.map(.immediate) { true }.value == true)
+  }
+}
