@@ -138,17 +138,6 @@ package struct RegistrationTable<Element> {
     return drained
   }
 
-  /// Empties a table whose only entry is the inline one and returns that entry; returns `nil`
-  /// and changes nothing otherwise. The common case of one waiting callback then never touches
-  /// the overflow array or builds a `DrainedRegistrations`.
-  @inlinable
-  package mutating func drainIfSingleInline() -> Element? {
-    guard count == 1, let element = inlineElement.take() else { return nil }
-    count = 0
-    resetOverflow()
-    return element
-  }
-
   /// Called when the last entry left: every overflow slot is free.
   @inlinable
   mutating func resetOverflow() {

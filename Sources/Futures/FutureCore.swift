@@ -4,7 +4,7 @@
 /// module.
 ///
 /// All the state and synchronization of a future lives here, in non-generic types: the result
-/// (with the value boxed, see `ErasedResult`), the callbacks, and the cancel-request state. Generic code
+/// (a scalar value inline, any other boxed: see `ErasedResult`), the callbacks, and the cancel-request state. Generic code
 /// running unspecialized (which is how a client module runs this module's generics) would
 /// otherwise look up the runtime metadata of every composite generic type it touches, on every
 /// use; measured, that was most of the cost of a stage.

@@ -8,7 +8,8 @@
 
 /// An object whose settled callbacks can be delivered now or a little later on the same thread.
 package protocol DeferredDelivery: AnyObject {
-  /// Delivers every waiting callback (the host loops on `SettleStateMachine.nextBatch()`).
+  /// Delivers the waiting callbacks now, or starts or queues their delivery (a host whose
+  /// delivery goes through `deliverCallbacks(on:)` only hands itself to `SettleDelivery`).
   func deliverCallbacks()
 
   /// Delivers every waiting callback, and may hand back one host that became ready to deliver
@@ -47,8 +48,9 @@ package enum SettleDelivery {
   /// Delivers `ready` now, or queues it behind the delivery already running on this thread.
   ///
   /// For hosts generic over a client's types (a promise): its `run` is made by the host's
-  /// inlinable code, so it runs the host's delivery specialized for the client's types, and,
-  /// capturing nothing, it costs no allocation and no field in the host.
+  /// inlinable code, so where that code is specialized for the client's types, `run` runs the
+  /// host's specialized delivery and, capturing nothing, costs no allocation and no field in the
+  /// host. (Made in unspecialized code, it captures the type's metadata: one small allocation.)
   @usableFromInline
   package static func deliver(_ ready: ReadyDelivery) {
     deliver(.call(ready))
@@ -130,10 +132,11 @@ package final class ThreadDeliveryQueue {
   var pending: [PendingDelivery] = []
   var head = 0
 
-  /// Whether nothing is queued (the delivery running now is the last one).
+  /// Whether nothing is queued. (A delivery handed back to the loop waits outside the queue, so a
+  /// host that keeps one must not hand back another: see `deliverCallbacks(on:)`.)
   @usableFromInline package var isIdle: Bool { next == nil }
 
-  /// Queues `host` behind every delivery already queued.
+  /// Queues `delivery` behind every delivery already queued.
   func enqueue(_ delivery: PendingDelivery) {
     if next == nil {
       next = delivery  // nothing queued (`pending` is empty whenever `next` is nil)

@@ -36,7 +36,7 @@ package struct SettlePhaseStateMachine<Callback> {
   /// What to do after `settle()`.
   @usableFromInline
   package enum SettleAction {
-    /// This call settled the value and callbacks wait: deliver them (`nextBatch()` until `nil`)
+    /// This call settled the value and callbacks wait: deliver them (`nextDelivery()` until `nil`)
     /// through `SettleDelivery.deliver`, so that nested deliveries do not recurse.
     case deliver
     /// This call settled the value and nobody was waiting.

@@ -49,15 +49,6 @@ package struct SettleStateMachine<Value, Callback> {
     case alreadySettled
   }
 
-  /// Callbacks handed out for delivery by `takeNextCallbacks()`.
-  @usableFromInline
-  package enum Callbacks {
-    /// Exactly one callback (the common case: a chain's next stage).
-    case one(Callback)
-    /// Several callbacks, in registration order.
-    case many(DrainedRegistrations<Callback>)
-  }
-
   /// What `removeUnlessLast` found.
   @usableFromInline
   package enum RemoveUnlessLastResult {
@@ -133,21 +124,6 @@ package struct SettleStateMachine<Value, Callback> {
     return .deliver
   }
 
-  /// The next callbacks to deliver, as `nextBatch()` but without the value (the host reads
-  /// `value` once, in the same lock section as the first call) and with one callback handed out
-  /// on its own; `nil` (and the state becomes `.settled`) once none remain. Only the delivering
-  /// thread calls it.
-  @inlinable
-  package mutating func takeNextCallbacks() -> Callbacks? {
-    guard phase == .delivering else { return nil }
-    if callbacks.count == 0 {
-      phase = .settled
-      return nil
-    }
-    if let only = callbacks.drainIfSingleInline() { return .one(only) }
-    return .many(callbacks.drain())
-  }
-
   /// The next callbacks to deliver, with the value; `nil` (and the state becomes `.settled`) once
   /// none remain. Only the delivering thread calls it.
   @inlinable
@@ -163,4 +139,3 @@ package struct SettleStateMachine<Value, Callback> {
 
 extension SettleStateMachine: Sendable where Value: Sendable, Callback: Sendable {}
 extension SettleStateMachine.Phase: Sendable {}
-extension SettleStateMachine.Callbacks: Sendable where Callback: Sendable {}

@@ -8,30 +8,41 @@ import Dispatch
 /// ``CancellablePromise``.
 @usableFromInline
 final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: the stored properties added here are immutable; the state
-  // inherited from `Promise` is guarded by its lock.
+  // Safety of `@unchecked Sendable`: `transform` and `context` are written before the stage is
+  // registered on its parent and taken once by the parent's callback, which the core runs exactly
+  // once and only after that registration (through the parent's lock); nothing else touches them.
+  // The state inherited from `Promise` is guarded by its lock.
 
-  @usableFromInline let transform: @Sendable (Input) throws -> T
-  /// The chain: no transform starts once a cancel was attempted.
-  @usableFromInline let context: CancelContext
+  /// The transform, until the parent's callback takes it (see ``MapStage``: nothing it captures
+  /// outlives the run).
+  @usableFromInline @exclusivity(unchecked) var transform: (@Sendable (Input) throws -> T)?
+  /// The chain, until the parent's callback takes it: no transform starts once a cancel was
+  /// attempted. Released after the run, so that a kept promise does not keep the chain's context
+  /// (and the tasks registered on it) alive.
+  @usableFromInline @exclusivity(unchecked) var context: CancelContext?
 
   @inlinable
-  init(context: CancelContext, transform: @escaping @Sendable (Input) throws -> T) {
+  init(_ transform: @escaping @Sendable (Input) throws -> T) {
     self.transform = transform
-    self.context = context
     super.init(pending: ())
   }
 
-  /// Registers the stage on `parent` (`transform` runs on `queue`, on the resolving thread when
-  /// `nil`) and returns the new member of the chain.
+  /// Makes the stage a member of `context`, registers it on `parent` (`transform` runs on
+  /// `queue`, on the resolving thread when `nil`) and returns the new member of the chain.
   @inlinable
-  func attach(to parent: Promise<Input>, on queue: DispatchQueue?, flags: DispatchFlags) -> CancellablePromise<T> {
+  func attach(to parent: Promise<Input>, in context: CancelContext, on queue: DispatchQueue?, flags: DispatchFlags)
+    -> CancellablePromise<T>
+  {
+    self.context = context
     let member = CancellablePromise(member: self, context: context)
     if let queue {
       parent.pipe { [self] result in
         switch result {
-        case .success(let value): queue.async(flags) { self.run(value) }
-        case .failure(let error): settleMember(.failure(error))
+        case .success(let value):
+          queue.async(flags) { self.run(value) }
+        case .failure(let error):
+          guard let (_, context) = takeWork() else { return }
+          settleMember(.failure(error), in: context)
         }
       }
     } else {
@@ -42,24 +53,34 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
     return member
   }
 
+  /// Takes (and so releases from the stage) the transform and the context; `nil` if taken before.
+  @inlinable
+  func takeWork() -> (@Sendable (Input) throws -> T, CancelContext)? {
+    guard let transform = transform.take(), let context = context.take() else { return nil }
+    return (transform, context)
+  }
+
   /// Called once with the parent's result, on the resolving thread; hands back this stage's
   /// delivery when it may (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
   func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+    guard let (transform, context) = takeWork() else { return nil }
     switch result {
     case .success(let value):
       guard !context.cancelAttempted else { return nil }
-      return settleMember(Result { try transform(value) }, handingBackOn: queue)
+      return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
-      return settleMember(.failure(error), handingBackOn: queue)
+      return settleMember(.failure(error), in: context, handingBackOn: queue)
     }
   }
 
-  /// `settleMember(_:)`, handing this stage's delivery back when it may.
+  /// `settleMember(_:in:)`, handing this stage's delivery back when it may.
   @inlinable
-  func settleMember(_ result: Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+  func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
+    -> ReadyDelivery?
+  {
     if context.cancelAttempted {
-      settleMember(result)  // the cancel error wins (rare: delivered the ordinary way)
+      settleMember(result, in: context)  // the cancel error wins (rare: delivered the ordinary way)
       return nil
     }
     return settle(result, handingBackOn: queue)
@@ -68,13 +89,13 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// Runs `transform` unless the chain's cancel has started (its handler rejects this member).
   @inlinable
   func run(_ value: Input) {
-    guard !context.cancelAttempted else { return }
-    settleMember(Result { try transform(value) })
+    guard let (transform, context) = takeWork(), !context.cancelAttempted else { return }
+    settleMember(Result { try transform(value) }, in: context)
   }
 
   /// `CancellablePromise.settle(_:)` for this member: the cancel error wins once a cancel started.
   @inlinable
-  func settleMember(_ result: Result<T, Error>) {
+  func settleMember(_ result: Result<T, Error>, in context: CancelContext) {
     if context.cancelAttempted, let reason = context.cancelledError {
       if settle(.failure(reason)) { context.markRejected() }
     } else {

@@ -194,8 +194,7 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
   ) -> CancellablePromise<U> {
-    CancellableMapStage(context: cancelContext, transform: transform)
-      .attach(to: promise, on: on, flags: DispatchFlags(flags))
+    CancellableMapStage(transform).attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 
   /// Transforms the value; `nil` rejects with ``PMKError/compactMap(_:_:)``.

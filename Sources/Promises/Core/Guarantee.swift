@@ -21,7 +21,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   let lock = CoreLock()
   @exclusivity(unchecked) var state: GuaranteeState<T>
 
-  /// The settle-once state machine (stored in `state`, see `PromiseState`).
+  /// The settle-once state machine (stored in `state`, a struct generic over `T` alone).
   var machine: Machine {
     _read { yield state.machine }
     _modify { yield &state.machine }
@@ -165,7 +165,9 @@ extension Guarantee: CustomStringConvertible {
   }
 }
 
-/// A guarantee's state machine, in a struct generic over `T` alone (see `PromiseState`).
+/// A guarantee's state machine, in a struct generic over `T` alone: a generic class's `deinit`
+/// looks up at run time the metadata of each field of a composite generic type, and the bare
+/// machine would cost three such lookups per guarantee, the struct one.
 struct GuaranteeState<T: Sendable> {
   var machine: SettleStateMachine<T, PromiseCallback<T>>
 }

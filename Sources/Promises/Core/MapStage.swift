@@ -4,16 +4,22 @@ import Dispatch
 /// derived promise and its transform in one object.
 ///
 /// It waits in its parent's callbacks through a closure that captures only this object, which
-/// Swift stores without a closure context: a synchronous (`on: nil`) stage costs one allocation
-/// instead of two (the promise plus a context holding the transform and the promise), and an
-/// `Int` stage stays within the allocator's 128-byte fast bins. (A stage with a queue keeps the
-/// queue in its parent's closure: dispatching allocates anyway.)
+/// Swift stores without a closure context: a synchronous (`on: nil`) stage on a ``Promise`` costs
+/// one allocation instead of two (the promise plus a context holding the transform and the
+/// promise), and an `Int` stage stays within the allocator's 128-byte fast bins. (A stage with a
+/// queue keeps the queue in its parent's closure, and a stage on another thenable waits through
+/// its `pipe`: both allocate a closure context, as dispatching allocates anyway.)
 @usableFromInline
 final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: the one stored property added here is immutable; the state
-  // inherited from `Promise` is guarded by its lock.
+  // Safety of `@unchecked Sendable`: `transform` is written by the initializer and taken once by
+  // the parent's callback, which the core runs exactly once and only after the registration it
+  // follows (so after the initializer, through the parent's lock); nothing else touches it. The
+  // state inherited from `Promise` is guarded by its lock.
 
-  @usableFromInline let transform: @Sendable (Input) throws -> T
+  /// The transform, until the parent's callback takes it: released as soon as the stage ran, so
+  /// that nothing it captures outlives the run (the promise `map` returns is often kept, for
+  /// example by an object its transform captures).
+  @usableFromInline @exclusivity(unchecked) var transform: (@Sendable (Input) throws -> T)?
 
   @inlinable
   init(_ transform: @escaping @Sendable (Input) throws -> T) {
@@ -29,8 +35,11 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
     if let queue {
       parent.pipe { [self] result in
         switch result {
-        case .success(let value): queue.async(flags) { self.run(value) }
-        case .failure(let error): settle(.failure(error))
+        case .success(let value):
+          queue.async(flags) { self.run(value) }
+        case .failure(let error):
+          transform = nil
+          settle(.failure(error))
         }
       }
     } else if let promise = parent as? Promise<Input> {
@@ -47,15 +56,17 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
   /// delivery when it may (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
   func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+    guard let transform = transform.take() else { return nil }
     switch result {
     case .success(let value): return settle(Result { try transform(value) }, handingBackOn: queue)
     case .failure(let error): return settle(.failure(error), handingBackOn: queue)
     }
   }
 
-  /// Runs `transform` and settles with what it returns or throws.
+  /// Runs `transform` (taking it) and settles with what it returns or throws.
   @inlinable
   func run(_ value: Input) {
+    guard let transform = transform.take() else { return }
     settle(Result { try transform(value) })
   }
 }
