@@ -5,7 +5,10 @@
 //
 // There is one class per kind of block, each storing its block as given in one field: a closure's
 // layout does not depend on the class's generic parameters, so the class's `deinit` looks up no
-// runtime metadata, and one 16-byte field keeps the stage at 104 bytes (see `_FutureCore`).
+// runtime metadata, and one 16-byte field keeps the stage at 104 bytes (see `_FutureCore`). The
+// block is released once the stage ran (or will never run because its input failed or was
+// cancelled); a stage detached or forced while its parent is still pending keeps it until the
+// parent completes or the stage is freed.
 // `attach(to:)`, `receive` and `run` are inlinable: the callback handed to the parent is made in
 // the client, specialized for the client's types, and captures only the stage (no allocation).
 
@@ -13,9 +16,13 @@
 /// cancellation passes through without running the block or hopping executors.
 @usableFromInline
 final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `block` is immutable; the state inherited from
-  // `_FutureCore` is guarded by its lock.
-  @usableFromInline let block: @Sendable (Input) throws -> T
+  // Safety of `@unchecked Sendable`: `block` is written by the initializer and taken once by the
+  // stage's run (or dropped by `receive`), which the parent's callback starts exactly once, after
+  // the registration it follows (through the parent's lock); nothing else touches it. The state
+  // inherited from `_FutureCore` is guarded by its lock.
+  /// The block, until the stage runs: taken then, so that nothing it captures outlives the run
+  /// (a kept future must not keep, say, the object its block captured).
+  @usableFromInline @exclusivity(unchecked) var block: (@Sendable (Input) throws -> T)?
 
   @inlinable
   init(executor: Executor, block: @escaping @Sendable (Input) throws -> T) {
@@ -34,7 +41,10 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
   /// and left the delivery of its callbacks to the caller (the parent's delivery loop).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
-    guard result.isSuccess else { return settleLeavingDelivery(result) }
+    guard result.isSuccess else {
+      block = nil  // it will never run
+      return settleLeavingDelivery(result)
+    }
     if stageExecutor == .immediate { return run(result) }
     executor.execute { [self] in run(result)?.deliverNow() }
     return nil
@@ -43,6 +53,7 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
   /// Runs the block; returns `self` if it completed and left the delivery to the caller.
   @inlinable
   func run(_ result: ErasedResult) -> _FutureCore? {
+    guard let block = block.take() else { return nil }
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
       return settleLeavingDelivery(.success(try block(result.successValue(as: Input.self))))
@@ -56,9 +67,13 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
 /// a future); a failure or a cancellation passes through without running the block.
 @usableFromInline
 final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `block` is immutable; the state inherited from
-  // `_FutureCore` is guarded by its lock.
-  @usableFromInline let block: @Sendable (Input) throws -> Future<T>
+  // Safety of `@unchecked Sendable`: `block` is written by the initializer and taken once by the
+  // stage's run (or dropped by `receive`), which the parent's callback starts exactly once, after
+  // the registration it follows (through the parent's lock); nothing else touches it. The state
+  // inherited from `_FutureCore` is guarded by its lock.
+  /// The block, until the stage runs: taken then, so that nothing it captures outlives the run
+  /// (a kept future must not keep, say, the object its block captured).
+  @usableFromInline @exclusivity(unchecked) var block: (@Sendable (Input) throws -> Future<T>)?
 
   @inlinable
   init(executor: Executor, block: @escaping @Sendable (Input) throws -> Future<T>) {
@@ -76,7 +91,10 @@ final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
-    guard result.isSuccess else { return settleLeavingDelivery(result) }
+    guard result.isSuccess else {
+      block = nil  // it will never run
+      return settleLeavingDelivery(result)
+    }
     if stageExecutor == .immediate { return run(result) }
     executor.execute { [self] in run(result)?.deliverNow() }
     return nil
@@ -85,6 +103,7 @@ final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   /// Runs the block and binds to the future it returns.
   @inlinable
   func run(_ result: ErasedResult) -> _FutureCore? {
+    guard let block = block.take() else { return nil }
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
       _ = bind(to: try block(result.successValue(as: Input.self)), claim: false)
@@ -99,9 +118,13 @@ final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
 /// `onFail`, `onCancel`).
 @usableFromInline
 final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `block` is immutable; the state inherited from
-  // `_FutureCore` is guarded by its lock.
-  @usableFromInline let block: @Sendable (FutureResult<Input>) throws -> Completion<T>
+  // Safety of `@unchecked Sendable`: `block` is written by the initializer and taken once by the
+  // stage's run (or dropped by `receive`), which the parent's callback starts exactly once, after
+  // the registration it follows (through the parent's lock); nothing else touches it. The state
+  // inherited from `_FutureCore` is guarded by its lock.
+  /// The block, until the stage runs: taken then, so that nothing it captures outlives the run
+  /// (a kept future must not keep, say, the object its block captured).
+  @usableFromInline @exclusivity(unchecked) var block: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
 
   @inlinable
   init(executor: Executor, block: @escaping @Sendable (FutureResult<Input>) throws -> Completion<T>) {
@@ -127,6 +150,7 @@ final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   /// Runs the block and applies its completion.
   @inlinable
   func run(_ result: ErasedResult) -> _FutureCore? {
+    guard let block = block.take() else { return nil }
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
       apply(try block(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)

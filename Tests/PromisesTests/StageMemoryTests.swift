@@ -79,14 +79,3 @@ struct StageMemoryTests {
     #expect(captured.value == nil)
   }
 }
-
-/// A weak reference that can cross into `@Sendable` closures and out of `do` blocks.
-final class WeakBox<Object: AnyObject & Sendable>: Sendable {
-  // `nonisolated(unsafe)`: written once by the initializer; the test reads it afterwards, after
-  // awaiting or settling everything that could release the object.
-  nonisolated(unsafe) weak var value: Object?
-
-  init(_ value: Object) {
-    self.value = value
-  }
-}
