@@ -18,7 +18,7 @@ public class _FutureCore: @unchecked Sendable {
   //
   // Fields are ordered so that the one-byte ones share the lock's word: a derived stage (this,
   // plus its block) is 104 bytes, the most glibc serves from its fastbins under package-
-  // benchmark's malloc interposer (see `KeyedSettleStateMachine`).
+  // benchmark's malloc interposer (see `SettleStateMachine`).
   let lock = CoreLock()
   /// The union of every request that reached this future.
   @exclusivity(unchecked) final var requested = PackedOptions.none
@@ -26,7 +26,7 @@ public class _FutureCore: @unchecked Sendable {
   @exclusivity(unchecked) final var isClaimed = false
   /// Where a derived stage runs its block (`.immediate` for other futures).
   @usableFromInline final let stageExecutor: StageExecutor
-  @exclusivity(unchecked) final var machine: KeyedSettleStateMachine<ErasedResult, FutureCallback>
+  @exclusivity(unchecked) final var machine: SettleStateMachine<ErasedResult, FutureCallback>
   /// The futures this one waits on: where requests are forwarded.
   @exclusivity(unchecked) final var upstream = Upstream.none
   /// Rarely used state, allocated on first need.
@@ -34,7 +34,7 @@ public class _FutureCore: @unchecked Sendable {
 
   init(pending: ()) {
     stageExecutor = .immediate
-    machine = KeyedSettleStateMachine()
+    machine = SettleStateMachine()
   }
 
   /// A pending derived stage whose block runs on `executor` (`stored` is that executor when
@@ -43,13 +43,13 @@ public class _FutureCore: @unchecked Sendable {
   init(pendingStage executor: StageExecutor, stored: Executor?) {
     stageExecutor = executor
     if let stored { extras = FutureExtras(executor: stored) }
-    machine = KeyedSettleStateMachine()
+    machine = SettleStateMachine()
   }
 
   @usableFromInline
   init(settled result: ErasedResult) {
     stageExecutor = .immediate
-    machine = KeyedSettleStateMachine(settled: result)
+    machine = SettleStateMachine(settled: result)
   }
 
   /// The extras, made if missing. Call it with the lock held.

@@ -162,9 +162,9 @@ struct RegistrationTableTests {
   }
 }
 
-@Suite("Keyed settle state machine")
-struct KeyedSettleStateMachineTests {
-  private typealias Machine = KeyedSettleStateMachine<Int, String>
+@Suite("Settle state machine")
+struct SettleStateMachineTests {
+  private typealias Machine = SettleStateMachine<Int, String>
 
   private static func key(_ action: SettleStateMachine<Int, String>.ObserveAction) -> RegistrationKey? {
     guard case .queued(let key) = action else {

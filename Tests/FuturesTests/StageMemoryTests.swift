@@ -21,51 +21,47 @@ struct FutureStageMemoryTests {
 
   enum FutureError: Error { case failed }
 
+  /// Makes a stage on a pending root whose block captures a fresh object, completes the root with
+  /// `outcome`, and returns the kept stage with a weak reference to the captured object.
+  static func keptStage(
+    completing outcome: Outcome, _ makeStage: (Future<Int>, Captured) -> Future<Int>
+  ) -> (kept: Future<Int>, captured: WeakBox<Captured>) {
+    let root = Futures.Promise<Int>()
+    let object = Captured()
+    let captured = WeakBox(object)
+    let kept = makeStage(root.future, object)
+    complete(root, outcome)
+    return (kept, captured)
+  }
+
   @Test(arguments: Outcome.allCases)
   func aMapStageReleasesItsBlock(outcome: Outcome) {
-    let root = Futures.Promise<Int>()
-    let captured: WeakBox<Captured>
-    let kept: Future<Int>
-    do {
-      let object = Captured()
-      captured = WeakBox(object)
-      kept = root.future.map(.immediate) { value in withExtendedLifetime(object) { value + 1 } }
+    let (kept, captured) = Self.keptStage(completing: outcome) { future, object in
+      future.map(.immediate) { value in withExtendedLifetime(object) { value + 1 } }
     }
-    Self.complete(root, outcome)
     #expect(kept.isCompleted)
     #expect(captured.value == nil)
   }
 
   @Test(arguments: Outcome.allCases)
   func anOnCompleteStageReleasesItsBlock(outcome: Outcome) {
-    let root = Futures.Promise<Int>()
-    let captured: WeakBox<Captured>
-    let kept: Future<Int>
-    do {
-      let object = Captured()
-      captured = WeakBox(object)
-      kept = root.future.onComplete(.immediate) { (result: FutureResult<Int>) -> Completion<Int> in
+    let (kept, captured) = Self.keptStage(completing: outcome) { future, object in
+      future.onComplete(.immediate) { (_: FutureResult<Int>) -> Completion<Int> in
         withExtendedLifetime(object) { .success(1) }
       }
     }
-    Self.complete(root, outcome)
     #expect(kept.isCompleted)
     #expect(captured.value == nil)
   }
 
-  @Test func aStageReturningAFutureReleasesItsBlock() {
-    let root = Futures.Promise<Int>()
-    let captured: WeakBox<Captured>
-    let kept: Future<Int>
-    do {
-      let object = Captured()
-      captured = WeakBox(object)
-      kept = root.future.onSuccess(.immediate) { value -> Future<Int> in
+  @Test(arguments: Outcome.allCases)
+  func aStageReturningAFutureReleasesItsBlock(outcome: Outcome) {
+    let (kept, captured) = Self.keptStage(completing: outcome) { future, object in
+      future.onSuccess(.immediate) { value -> Future<Int> in
         withExtendedLifetime(object) { Future(success: value + 1) }
       }
     }
-    root.completeWithSuccess(1)
-    #expect(kept.value == 2)
+    #expect(kept.isCompleted)
     #expect(captured.value == nil)
   }
 }

@@ -67,9 +67,17 @@ package final class SettleCell<Value: Sendable>: DeferredDelivery, @unchecked Se
 
   /// Part of `DeferredDelivery`: runs batches until none remain.
   package func deliverCallbacks() {
-    while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
-      var batch = batch
-      while let callback = batch.popOldest() { callback.run(value) }
+    // The value never changes once settled: read it once, with the first batch.
+    var (next, value) = lock.withLock { (machine.takeNextCallbacks(), machine.value) }
+    guard let value else { return }
+    while let callbacks = next {
+      switch callbacks {
+      case .one(let callback):
+        callback.run(value)
+      case .many(var batch):
+        while let callback = batch.popOldest() { callback.run(value) }
+      }
+      next = lock.withLock { machine.takeNextCallbacks() }
     }
   }
 }

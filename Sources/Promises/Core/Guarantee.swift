@@ -124,9 +124,17 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
   package func deliverCallbacks() {
-    while let (batch, value) = lock.withLock({ machine.nextBatch() }) {
-      var batch = batch
-      while batch.mayHaveMore, let callback = batch.popOldest() { _ = callback(value) }  // see Promise
+    // The value never changes once settled: read it once, with the first batch.
+    var (next, value) = lock.withLock { (machine.takeNextCallbacks(), machine.value) }
+    guard let value else { return }
+    while let callbacks = next {
+      switch callbacks {
+      case .one(let callback):
+        _ = callback(value)  // guarantees hold no stages
+      case .many(var batch):
+        while let callback = batch.popOldest() { _ = callback(value) }
+      }
+      next = lock.withLock { machine.takeNextCallbacks() }
     }
   }
 
