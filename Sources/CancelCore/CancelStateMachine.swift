@@ -25,6 +25,7 @@ struct CancelStateMachine: Sendable {
 
   private(set) var phase: Phase = .active
   private var handlers = RegistrationTable<CancelHandler>()
+  private var members = MemberList()
   private var parents = ParentLinks.none
   /// Stops the pending deadline's timer; called when the source ends or the deadline is replaced.
   /// (A closure rather than an `any Cancellable`: the existential made every source's teardown
@@ -33,6 +34,9 @@ struct CancelStateMachine: Sendable {
 
   /// The number of handlers (including links to children) waiting on this source.
   var registrationCount: Int { handlers.count }
+
+  /// The number of members waiting on this source.
+  var memberCount: Int { members.count }
 
   mutating func register(_ handler: CancelHandler) -> RegisterAction {
     switch phase {
@@ -47,6 +51,35 @@ struct CancelStateMachine: Sendable {
   mutating func unregister(_ key: RegistrationKey) -> CancelHandler? {
     guard case .active = phase else { return nil }
     return handlers.remove(key)
+  }
+
+  /// What `addMember(_:)` did.
+  enum AddMemberAction: Sendable {
+    /// The member waits in the list.
+    case added
+    /// The source is cancelled: cancel the member now, on the adding thread.
+    case cancelled(reason: any Error)
+    /// The source is closed: the member was not added and never will be cancelled.
+    case closed
+  }
+
+  /// Adds a member to wait for the cancel, if the source is still active.
+  mutating func addMember(_ member: _CancelMember) -> AddMemberAction {
+    switch phase {
+    case .active:
+      members.append(member)
+      return .added
+    case .cancelled(let reason): return .cancelled(reason: reason)
+    case .closed: return .closed
+    }
+  }
+
+  /// Removes a waiting member. Returns the list's reference so it is released outside the lock, or
+  /// `nil` if the member is not waiting. Once the source ended the list belongs to the thread that
+  /// ended it, so this touches nothing.
+  mutating func removeMember(_ member: _CancelMember) -> _CancelMember? {
+    guard case .active = phase else { return nil }
+    return members.remove(member)
   }
 
   /// The first `cancel` or `close` wins; later ones return `nil`.
@@ -80,7 +113,9 @@ struct CancelStateMachine: Sendable {
   }
 
   private mutating func takeEverything(reason: (any Error)?) -> EndedSource {
-    let ended = EndedSource(handlers: handlers.drain(), reason: reason, parents: parents, stopDeadline: stopDeadline)
+    let ended = EndedSource(
+      handlers: handlers.drain(), members: members.takeAll(), reason: reason, parents: parents,
+      stopDeadline: stopDeadline)
     parents = .none
     stopDeadline = nil
     return ended
@@ -91,6 +126,8 @@ struct CancelStateMachine: Sendable {
 struct EndedSource: Sendable {
   /// The handlers to run (or release), newest first.
   var handlers: DrainedRegistrations<CancelHandler>
+  /// The members to cancel (or release), oldest first, after the handlers.
+  var members: TakenMembers
   /// The reason if the source was cancelled; `nil` if it closed.
   let reason: (any Error)?
   /// Links in parents to remove: an ended child needs no parent any more.

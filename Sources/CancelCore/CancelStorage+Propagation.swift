@@ -9,13 +9,14 @@ extension CancelStorage {
     }
   }
 
-  /// Does everything a source must do once it ended: stop its deadline, leave its parents, and run
-  /// its handlers newest first.
+  /// Does everything a source must do once it ended: stop its deadline, leave its parents, run
+  /// its handlers newest first, then cancel (or, closed, release) its members oldest first.
   ///
   /// Cancelling a linked child happens in this loop, not by recursion: the child's work is pushed on
-  /// an explicit stack and done before the parent's remaining handlers (the order a recursive call
-  /// would give). When the child link was the parent's last handler the parent's frame is dropped
-  /// first, so a chain of any depth runs in constant stack and constant extra memory.
+  /// an explicit stack and done before the parent's remaining handlers and members (the order a
+  /// recursive call would give). When the child link was the parent's last handler and the parent
+  /// has no members, the parent's frame is dropped first, so a chain of linked sources of any depth
+  /// runs in constant stack (and, without members, constant extra memory).
   static func finish(_ first: consuming EndedSource) {
     var current = first
     var pending: [EndedSource] = []
@@ -27,17 +28,35 @@ extension CancelStorage {
           continue
         }
         guard let reason = current.reason, let childEnded = child.beginCancel(reason: reason) else { continue }
-        if current.handlers.mayHaveMore { pending.append(current) }
+        if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
         current = childEnded
         current.detach()
       }
+      finishMembers(current.takeMembers(), reason: current.reason)
       guard let next = pending.popLast() else { return }
       current = next
     }
   }
 }
 
+extension CancelStorage {
+  /// Cancels `members` with `reason`, oldest first, or (closed, `nil`) releases them one by one.
+  static func finishMembers(_ members: consuming TakenMembers, reason: (any Error)?) {
+    var members = members
+    while let member = members.popOldest() {
+      if let reason { member.cancelAction(member, reason) }
+    }
+  }
+}
+
 extension EndedSource {
+  /// Hands the members over, leaving none.
+  mutating func takeMembers() -> TakenMembers {
+    let taken = members
+    members = TakenMembers(head: nil)
+    return taken
+  }
+
   /// Stops the deadline timer and removes the links in parents: an ended source needs neither.
   func detach() {
     stopDeadline?()

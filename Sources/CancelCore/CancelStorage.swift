@@ -66,6 +66,9 @@ package final class CancelStorage: @unchecked Sendable {
   /// The number of handlers and child links waiting on this source (0 once it ended).
   package var registrationCount: Int { lock.withLock { machine.registrationCount } }
 
+  /// The number of members (see ``_CancelMember``) waiting on this source (0 once it ended).
+  package var memberCount: Int { lock.withLock { machine.memberCount } }
+
   // MARK: Registering
 
   /// Registers `handler`. On an ended source the handler runs at once on this thread (completion
@@ -89,6 +92,33 @@ package final class CancelStorage: @unchecked Sendable {
   package func unregister(_ key: RegistrationKey) -> Bool {
     let removed = lock.withLock { machine.unregister(key) }
     return removed != nil  // the removed closure is released here, after unlocking
+  }
+
+  // MARK: Members
+
+  /// Adds `member` to the objects this source cancels (after its handlers, oldest member first).
+  /// On a cancelled source the member is cancelled at once, on this thread; on a closed one it is
+  /// not added. Returns whether it now waits.
+  @discardableResult
+  @usableFromInline package func addMember(_ member: _CancelMember) -> Bool {
+    precondition(member.storage === self, "a member joins the source it was made for")
+    switch lock.withLock({ machine.addMember(member) }) {
+    case .added: return true
+    case .cancelled(let reason):
+      member.cancelAction(member, reason)
+      return false
+    case .closed: return false
+    }
+  }
+
+  /// Removes `member` if it waits (it will then never be cancelled by this source). Never waits
+  /// for a cancel in progress: a member the cancel already took may still be cancelled.
+  @usableFromInline package func removeMember(_ member: _CancelMember) {
+    // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
+    // to take, which matters when a cancel settles every member of a long chain).
+    guard !isCompleted else { return }
+    let removed = lock.withLock { machine.removeMember(member) }
+    _ = removed  // the list's reference is released here, after unlocking
   }
 
   // MARK: Ending

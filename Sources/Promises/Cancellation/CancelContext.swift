@@ -79,24 +79,21 @@ public final class CancelContext: Cancellable, Sendable {
 
   // MARK: Members, tasks, links
 
-  /// Makes `member`'s promise a member: a cancel rejects it while it is pending. The registration
-  /// is removed as soon as the promise settles, so a long-lived context stays small.
+  /// Makes `member`'s promise a member: a cancel rejects it while it is pending. It leaves the
+  /// context as soon as the promise settles, so a long-lived context stays small.
   @inlinable
   func adopt<T>(_ member: CancellablePromise<T>) {
-    // Inlinable so that the handler below is made (and specialized) in the client. It captures
-    // only the member, so it needs no closure context.
-    let registration = registerCancelHandler { reason in
-      if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
-    }
-    if let registration { member.promise.attachMemberRegistration(registration) }
+    if source.addMember(member) { member.promise.attachMember(member) }
   }
 
-  /// Registers a handler run with the reason when the chain is cancelled (at once if it was).
-  /// Returns the registration, or `nil` if the handler already ran.
-  @usableFromInline
-  func registerCancelHandler(_ handler: @escaping @Sendable (any Error) -> Void) -> CancelRegistration? {
-    let registration = source.register(.onCancelWithReason(handler))
-    return registration.isActive ? registration : nil
+  /// `adopt(_:)` for a member whose pending promise no other code holds yet: the promise cannot
+  /// settle meanwhile, so it takes the member without its lock.
+  @inlinable
+  func adopt<T>(unshared member: CancellablePromise<T>) {
+    member.promise.member = member
+    // A cancelled context rejects the member at once (which takes it back); a closed one never
+    // will, so the promise lets go of it.
+    if !source.addMember(member) { member.promise.member = nil }
   }
 
   @usableFromInline

@@ -34,7 +34,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
     -> CancellablePromise<T>
   {
     self.context = context
-    let member = CancellablePromise(member: self, context: context)
+    let member = CancellablePromise(unsharedMember: self, context: context)
     if let queue {
       parent.pipe { [self] result in
         switch result {
@@ -79,11 +79,23 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
     -> ReadyDelivery?
   {
-    if context.cancelAttempted {
-      settleMember(result, in: context)  // the cancel error wins (rare: delivered the ordinary way)
+    guard context.cancelAttempted, let reason = context.cancelledError else {
+      return settle(result, handingBackOn: queue)
+    }
+    // The cancel error wins. This is how a cancel reaches most of a long chain: the context
+    // rejects its oldest pending member and each stage passes the rejection on from here, handing
+    // its delivery back like any other settle.
+    switch settleLeavingDelivery(.failure(reason)) {
+    case .alreadySettled: return nil
+    case .settled:
+      context.markRejected()
+      return nil
+    case .deliver:
+      context.markRejected()
+      if let queue, queue.isIdle { return readyDelivery }
+      deliverSettled()
       return nil
     }
-    return settle(result, handingBackOn: queue)
   }
 
   /// Runs `transform` unless the chain's cancel has started (its handler rejects this member).

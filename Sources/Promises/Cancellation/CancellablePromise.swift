@@ -13,24 +13,49 @@ import CancelCore
 /// download.map { parse($0) }.done { show($0) }.catch(policy: .allErrors) { print($0) }
 /// download.cancel()   // rejects every pending member with PMKError.cancelled, now
 /// ```
-public final class CancellablePromise<T: Sendable>: CancellableThenable, CancellableCatchMixin, Cancellable, Sendable {
+public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableThenable, CancellableCatchMixin,
+  Cancellable, @unchecked Sendable
+{
+  // Safety of `@unchecked Sendable`: both properties are immutable; the inherited member links are
+  // the core's, guarded by the context's lock (see `_CancelMember`).
+
   /// The promise this member resolves; a cancel rejects it while pending.
   public let promise: Promise<T>
   /// The chain's shared cancellation state.
   public let cancelContext: CancelContext
 
-  /// A member of `context` that resolves `promise`.
+  /// A member of `context` that resolves `promise`, which other code may already hold (and
+  /// settle).
   @inlinable
   init(member promise: Promise<T>, context: CancelContext) {
     self.promise = promise
     cancelContext = context
+    super.init(storage: context.source, cancelAction: Self.rejectOnCancel)
     context.adopt(self)
+  }
+
+  /// A member of `context` that resolves `promise`, a pending promise nobody else holds yet: it
+  /// joins the context without taking the promise's lock.
+  @inlinable
+  init(unsharedMember promise: Promise<T>, context: CancelContext) {
+    self.promise = promise
+    cancelContext = context
+    super.init(storage: context.source, cancelAction: Self.rejectOnCancel)
+    context.adopt(unshared: self)
   }
 
   /// A new pending member of `context`.
   @inlinable
   convenience init(stageOf context: CancelContext) {
-    self.init(member: Promise(pending: ()), context: context)
+    self.init(unsharedMember: Promise(pending: ()), context: context)
+  }
+
+  /// The context's cancel, for this member: rejects the promise if still pending. A static
+  /// function, so that (specialized in the client) it needs no closure context.
+  @inlinable
+  static func rejectOnCancel(_ member: _CancelMember, reason: any Error) {
+    let member = unsafeDowncast(member, to: CancellablePromise<T>.self)
+    if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
   }
 
   /// Wraps a promise or guarantee: the new member resolves like `bridge`, and cancelling it

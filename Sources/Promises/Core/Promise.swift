@@ -25,7 +25,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
   // other module can subclass it, and every member is `final`.
-  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `memberRegistration` and the
+  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `member` and the
   // inherited `stored` value are read and written only inside `lock.withLock` (the core's lock,
   // hosted inline under the documented hosting exception; `warnsIfPending` is also read in
   // `deinit`); callbacks run after unlocking; every other stored property is immutable.
@@ -41,10 +41,11 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// Whether deallocating this promise now would be logged: set for promises made by users while
   /// they are pending, cleared when they settle. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var warnsIfPending: Bool
-  /// For a member of a cancellable chain: its handler on the chain's context, removed when this
-  /// promise settles (so a finished member leaves its context). Kept here rather than as a second
-  /// callback, which would cost the callback list an array. Guarded by `lock`.
-  @usableFromInline @exclusivity(unchecked) final var memberRegistration: CancelRegistration?
+  /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
+  /// the context when this promise settles (so a long-lived context stays small). Kept here rather
+  /// than as a second callback, which would cost the callback list an array. Guarded by `lock`
+  /// once the promise is shared.
+  @usableFromInline @exclusivity(unchecked) final var member: _CancelMember?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
@@ -144,30 +145,30 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
     return nil
   }
 
-  /// The settle step: under the lock, and the member registration removed after unlocking; the
-  /// caller delivers on `.deliver`.
+  /// The settle step: under the lock, and the member (if any) leaves its context after unlocking;
+  /// the caller delivers on `.deliver`.
   @inlinable @inline(__always)
   final func settleLeavingDelivery(_ result: Result<T, Error>) -> Machine.SettleAction {
-    let (action, registration) = lock.withLock {
+    let (action, member) = lock.withLock {
       warnsIfPending = false
       let action = machine.settle()
       if action != .alreadySettled { stored = result }
-      return (action, memberRegistration.take())
+      return (action, self.member.take())
     }
-    registration?.unregister()
+    if let member { member.storage.removeMember(member) }
     return action
   }
 
-  /// Keeps `registration` (a cancel context's handler for this member) until this promise settles,
-  /// then removes it; removes it at once if the promise has already settled.
+  /// Keeps `member` (this promise's place in a cancel context) until this promise settles, then
+  /// takes it out of its context; at once if the promise has already settled.
   @inlinable
-  final func attachMemberRegistration(_ registration: CancelRegistration) {
+  final func attachMember(_ member: _CancelMember) {
     let settled = lock.withLock {
       if machine.isSettled { return true }
-      memberRegistration = registration
+      self.member = member
       return false
     }
-    if settled { registration.unregister() }
+    if settled { member.storage.removeMember(member) }
   }
 
   /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,

@@ -1,0 +1,128 @@
+/// An object that a source cancels after its handlers, without a handler closure: a facade's
+/// member of a cancellable chain (a promise of a `CancelContext`).
+///
+/// Not for use outside the library: it is public only because the Promises facade's public
+/// `CancellablePromise` inherits from it. Members join a source with `CancelStorage.addMember(_:)`
+/// and leave it with `removeMember(_:)`; while they wait they are linked into the source's
+/// ``MemberList`` through the two fields below, so joining and leaving allocate nothing and cost
+/// one short lock section each, however many members wait (a registration table would grow, and
+/// each growth copies every entry).
+///
+/// When the source is cancelled, every waiting member's `cancelAction` runs with the reason,
+/// oldest member first, after the source's handlers, on the cancelling thread and outside the
+/// lock. When the source closes, the members are released.
+//
+// Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
+// access): `next`, `previous` and `isLinked` are read and written only by
+// `MemberList`, which its owning `CancelStorage` calls under its lock (and, once the source ended,
+// only by the one thread that took the list from the state machine); `storage` and `cancelAction`
+// are immutable.
+open class _CancelMember: @unchecked Sendable {
+  /// The source this member joins. Not retained: the subclass keeps the source alive (a
+  /// `CancellablePromise` holds its `CancelContext`, which owns it), which saves a retain and a
+  /// release per member.
+  @usableFromInline package final unowned(unsafe) let storage: CancelStorage
+  /// Called once with the reason if the source is cancelled while this member waits.
+  @usableFromInline package final let cancelAction: @Sendable (_CancelMember, any Error) -> Void
+  /// The next (newer) waiting member. Strong: the list keeps waiting members alive.
+  @usableFromInline @exclusivity(unchecked) final var next: _CancelMember?
+  /// The previous (older) waiting member, not retained: the list's `next` references keep it
+  /// alive.
+  @usableFromInline @exclusivity(unchecked) final var previous: Unmanaged<_CancelMember>?
+  /// Whether the member is in its source's list right now.
+  @usableFromInline @exclusivity(unchecked) final var isLinked = false
+
+  /// A member of `storage` that `cancelAction` cancels (it gets this object back). The subclass
+  /// must keep `storage` alive for as long as the member lives.
+  @inlinable
+  package init(storage: CancelStorage, cancelAction: @escaping @Sendable (_CancelMember, any Error) -> Void) {
+    self.storage = storage
+    self.cancelAction = cancelAction
+  }
+}
+
+/// The members waiting on one source, oldest first: an intrusive doubly linked list.
+///
+/// A plain value with no lock of its own: `CancelStateMachine` holds it and `CancelStorage` calls
+/// it under its lock. Removing a member hands the list's strong reference back to the caller, to be
+/// released after unlocking (releasing a member can run a `deinit`, and through it user code).
+struct MemberList: Sendable {
+  private var head: _CancelMember?
+  /// The newest member, not retained (the list's `next` references keep it alive). `Unmanaged`,
+  /// like `previous`, so that linking never retains and releases a neighbour just to look at it.
+  private var tail: Unmanaged<_CancelMember>?
+  /// The number of members in the list.
+  private(set) var count = 0
+
+  /// An empty list.
+  init() {}
+
+  /// Whether no member waits.
+  var isEmpty: Bool { head == nil }
+
+  /// Appends `member` (the newest).
+  mutating func append(_ member: _CancelMember) {
+    precondition(!member.isLinked, "a member joins its source once")
+    member.isLinked = true
+    count += 1
+    member.previous = tail
+    if let tail {
+      tail._withUnsafeGuaranteedRef { $0.next = member }
+    } else {
+      head = member
+    }
+    tail = Unmanaged.passUnretained(member)
+  }
+
+  /// Unlinks `member` if it is linked and returns the reference the list held, for the caller to
+  /// release after unlocking; `nil` if it was not linked.
+  mutating func remove(_ member: _CancelMember) -> _CancelMember? {
+    guard member.isLinked else { return nil }
+    member.isLinked = false
+    count -= 1
+    let previous = member.previous
+    let next = member.next.take()
+    member.previous = nil
+    if let next { next.previous = previous } else { tail = previous }
+    guard let previous else {
+      let held = head.take()
+      head = next
+      return held
+    }
+    return previous._withUnsafeGuaranteedRef { previous in
+      let held = previous.next.take()
+      previous.next = next
+      return held
+    }
+  }
+
+  /// Empties the list and returns its members, oldest first, for the caller to walk outside the
+  /// lock (see ``TakenMembers``).
+  mutating func takeAll() -> TakenMembers {
+    tail = nil
+    count = 0
+    return TakenMembers(head: head.take())
+  }
+}
+
+/// Members taken from an ended source, oldest first. Only the thread that took them walks them.
+struct TakenMembers: Sendable {
+  private var head: _CancelMember?
+
+  init(head: _CancelMember?) {
+    self.head = head
+  }
+
+  /// Whether there are none.
+  var isEmpty: Bool { head == nil }
+
+  /// Detaches and returns the oldest member. Members are released one at a time as the caller
+  /// drops them, so a list of any length is freed without recursion.
+  mutating func popOldest() -> _CancelMember? {
+    guard let member = head.take() else { return nil }
+    head = member.next.take()
+    member.previous = nil
+    member.isLinked = false
+    return member
+  }
+}
