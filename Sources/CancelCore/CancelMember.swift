@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An object that a source cancels after its handlers, without a handler closure: a facade's
 /// member of a cancellable chain (a promise of a `CancelContext`).
 ///
@@ -15,8 +17,8 @@
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by
 // `MemberList`, which its owning `CancelStorage` calls under its lock (and, once the source ended,
-// only by the one thread that took the list from the state machine); `storage` and `cancelAction`
-// are immutable.
+// only by the one thread that took the list from the state machine); `hasLeft` is atomic;
+// `storage` and `cancelAction` are immutable.
 open class _CancelMember: @unchecked Sendable {
   /// The source this member joins. Not retained: the subclass keeps the source alive (a
   /// `CancellablePromise` holds its `CancelContext`, which owns it), which saves a retain and a
@@ -31,6 +33,10 @@ open class _CancelMember: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) final var previous: Unmanaged<_CancelMember>?
   /// Whether the member is in its source's list right now.
   @usableFromInline @exclusivity(unchecked) final var isLinked = false
+  /// Set when the member leaves (its promise settled), even if a cancel has already taken the
+  /// list: the cancel then skips it instead of calling `cancelAction` for nothing. A hint only
+  /// (`cancelAction` must be harmless on a member that left), so relaxed ordering suffices.
+  @usableFromInline package final let hasLeft = Atomic<Bool>(false)
 
   /// A member of `storage` that `cancelAction` cancels (it gets this object back). The subclass
   /// must keep `storage` alive for as long as the member lives.

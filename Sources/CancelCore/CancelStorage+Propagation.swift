@@ -44,7 +44,7 @@ extension CancelStorage {
   static func finishMembers(_ members: consuming TakenMembers, reason: (any Error)?) {
     var members = members
     while let member = members.popOldest() {
-      if let reason { member.cancelAction(member, reason) }
+      if let reason, !member.hasLeft.load(ordering: .relaxed) { member.cancelAction(member, reason) }
     }
   }
 }

@@ -13,7 +13,9 @@ import Synchronization
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
 // `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
-// `machine` for a lock holder) and read without it; the other properties are immutable.
+// `machine` for a lock holder) and read without it; `publishedReason` is written once, under the
+// lock, before `status` is set to `cancelled` with a releasing store, and read only after an
+// acquiring load saw `cancelled`; the other properties are immutable.
 @usableFromInline
 package final class CancelStorage: @unchecked Sendable {
   @usableFromInline static let active: UInt8 = 0
@@ -25,6 +27,10 @@ package final class CancelStorage: @unchecked Sendable {
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
   // every access, measured at a fifth of a register+unregister) is switched off for this property.
   @exclusivity(unchecked) private var machine = CancelStateMachine()
+  /// The reason, written once under the lock just before `status` becomes `cancelled` (a
+  /// releasing store) and never again; so a reader that loaded `cancelled` (acquiring) reads it
+  /// without the lock. A cancel that sweeps a long promise chain reads it once per member.
+  @exclusivity(unchecked) private var publishedReason: (any Error)?
 
   /// Creates an active source.
   package init() {}
@@ -49,18 +55,17 @@ package final class CancelStorage: @unchecked Sendable {
     case Self.active: return .active
     case Self.closed: return .closed
     default:
-      return lock.withLock {
-        if case .cancelled(let reason) = machine.phase { return .cancelled(reason: reason) }
-        preconditionFailure("status says cancelled but the state machine does not")
+      guard let reason = publishedReason else {
+        preconditionFailure("status says cancelled but no reason was published")
       }
+      return .cancelled(reason: reason)
     }
   }
 
-  /// The reason, if cancelled.
+  /// The reason, if cancelled. Without a lock: see `publishedReason`.
   package var reason: (any Error)? {
     guard isCancelled else { return nil }
-    if case .cancelled(let reason) = phase { return reason }
-    return nil
+    return publishedReason
   }
 
   /// The number of handlers and child links waiting on this source (0 once it ended).
@@ -112,8 +117,10 @@ package final class CancelStorage: @unchecked Sendable {
   }
 
   /// Removes `member` if it waits (it will then never be cancelled by this source). Never waits
-  /// for a cancel in progress: a member the cancel already took may still be cancelled.
+  /// for a cancel in progress: a member the cancel already took may still be cancelled (a cancel
+  /// that has not reached it yet skips it).
   @usableFromInline package func removeMember(_ member: _CancelMember) {
+    member.hasLeft.store(true, ordering: .relaxed)
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
     guard !isCompleted else { return }
@@ -149,6 +156,7 @@ package final class CancelStorage: @unchecked Sendable {
     if status.load(ordering: .relaxed) != Self.active { return nil }
     return lock.withLock {
       guard let ended = machine.cancel(reason: reason) else { return nil }
+      publishedReason = reason
       status.store(Self.cancelled, ordering: .releasing)
       return ended
     }

@@ -70,7 +70,9 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
       guard !context.cancelAttempted else { return nil }
       return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
-      return settleMember(.failure(error), in: context, handingBackOn: queue)
+      // Checked before the failure is wrapped again: a cancel passes through a long chain here.
+      if context.cancelAttempted { return settleCancelled(in: context, handingBackOn: queue) }
+      return settle(.failure(error), handingBackOn: queue)
     }
   }
 
@@ -79,12 +81,16 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
     -> ReadyDelivery?
   {
-    guard context.cancelAttempted, let reason = context.cancelledError else {
-      return settle(result, handingBackOn: queue)
-    }
-    // The cancel error wins. This is how a cancel reaches most of a long chain: the context
-    // rejects its oldest pending member and each stage passes the rejection on from here, handing
-    // its delivery back like any other settle.
+    guard context.cancelAttempted else { return settle(result, handingBackOn: queue) }
+    return settleCancelled(in: context, handingBackOn: queue)
+  }
+
+  /// Rejects this stage with the chain's cancel error (it wins once a cancel started), handing its
+  /// delivery back when it may. This is how a cancel reaches most of a long chain: the context
+  /// rejects its oldest pending member and each stage passes the rejection on from here.
+  @inlinable
+  func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+    guard let reason = context.cancelledError else { return nil }
     switch settleLeavingDelivery(.failure(reason)) {
     case .alreadySettled: return nil
     case .settled:
