@@ -65,11 +65,24 @@ struct CancellableChainingTests {
     ensuredThen.finally(on: nil) { ran.record("member finally") }
     root.cancel()
     #expect(isPMKCancelled(cleanup.error), "the chain ensureThen returned is linked and cancelled too")
-    // Every member is rejected at once (newest first), so the order is not the chain's order.
+    // Every member is rejected before `cancel` returns; the set, not the order, is the point here.
     #expect(Set(ran.values) == ["ensure", "ensureThen", "finally", "member finally"])
     #expect(ran.values.count == 4)
     #expect(caught.value == 0, "the default policy skips cancellations")
     root.cauterize()
+  }
+
+  @Test func aCancelRejectsTheMembersInChainOrder() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let first = root.map(on: nil) { $0 + 1 }
+    let second = first.map(on: nil) { $0 + 1 }
+    let order = Recorder<String>()
+    second.catch(on: nil, policy: .allErrors) { _ in order.record("second") }
+    root.catch(on: nil, policy: .allErrors) { _ in order.record("root") }
+    first.catch(on: nil, policy: .allErrors) { _ in order.record("first") }
+    second.cancel()
+    #expect(order.values == ["root", "first", "second"], "oldest member first, whatever the order of the handlers")
+    #expect(second.isCancelled)
   }
 
   @Test func catchWithAllErrorsSeesTheCancellation() {

@@ -9,7 +9,8 @@ import CancelCore
 /// - every member still pending is rejected with the error (``PMKError/cancelled`` by default),
 ///   **synchronously**, before `cancel` returns — including a stage whose body is running right
 ///   now (its eventual value or error is then ignored: the first resolution wins);
-/// - every registered ``CancellableTask`` has its `cancel()` called exactly once;
+/// - every registered ``CancellableTask`` has its `cancel()` called exactly once, before the
+///   members are rejected (oldest member first, so a chain's handlers see it in chain order);
 /// - no body of the chain **starts** after `cancel` returned (`ensure` and `finally` bodies, and
 ///   `catch`/`recover` bodies that handle the error, still run: they are how a cancelled chain
 ///   ends);
@@ -19,8 +20,8 @@ import CancelCore
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
 ///
-/// A chain that neither settles nor is cancelled keeps its members alive (each pending member is
-/// registered with its context until it settles).
+/// A chain that neither settles nor is cancelled keeps its members alive (each pending member waits
+/// in its context until it settles).
 public final class CancelContext: Cancellable, Sendable {
   /// The core source whose cancellation is the chain's cancellation.
   @usableFromInline let source = CancelStorage()

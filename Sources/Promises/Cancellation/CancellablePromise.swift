@@ -150,8 +150,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   public convenience init(wrapper body: (_ cancelPromise: Promise<Void>) throws -> Promise<T>) {
     self.init(stageOf: CancelContext())
     let cancelPromise = Promise<Void>(pending: ())
-    // Registered after the member, so it runs first on cancel (newest first): `cancelPromise` is
-    // rejected before the member's rejection could fulfil it below.
+    // A handler: a cancel runs it before it rejects the members, so `cancelPromise` is rejected
+    // before the member's rejection could fulfil it below.
     cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) })
     promise.pipe { _ in cancelPromise.settle(.success(())) }
     do {
@@ -173,8 +173,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
 
   /// Settles this member with `result`, or with the cancel error if the chain's cancel has
   /// started: a cancel counts from the moment it flips the context, even before its handler
-  /// reached this member (handlers run newest first, and a task cancelled before may resolve the
-  /// work this member follows).
+  /// reached this member (the tasks are cancelled first, and one may resolve the work this member
+  /// follows).
   @inlinable
   func settle(_ result: Result<T, Error>) {
     if cancelContext.cancelAttempted, let reason = cancelContext.cancelledError {
