@@ -57,8 +57,6 @@ struct MemberList: Sendable {
   /// The newest member, not retained (the list's `next` references keep it alive). `Unmanaged`,
   /// like `previous`, so that linking never retains and releases a neighbour just to look at it.
   private var tail: Unmanaged<_CancelMember>?
-  /// The number of members in the list.
-  private(set) var count = 0
 
   /// An empty list.
   init() {}
@@ -66,11 +64,22 @@ struct MemberList: Sendable {
   /// Whether no member waits.
   var isEmpty: Bool { head == nil }
 
+  /// The number of members, counted (for tests and diagnostics: no field is kept for it, since
+  /// every source carries this list).
+  var count: Int {
+    var count = 0
+    var member = head
+    while let current = member {
+      count += 1
+      member = current.next
+    }
+    return count
+  }
+
   /// Appends `member` (the newest).
   mutating func append(_ member: _CancelMember) {
     precondition(!member.isLinked, "a member joins its source once")
     member.isLinked = true
-    count += 1
     member.previous = tail
     if let tail {
       tail._withUnsafeGuaranteedRef { $0.next = member }
@@ -85,7 +94,6 @@ struct MemberList: Sendable {
   mutating func remove(_ member: _CancelMember) -> _CancelMember? {
     guard member.isLinked else { return nil }
     member.isLinked = false
-    count -= 1
     let previous = member.previous
     let next = member.next.take()
     member.previous = nil
@@ -106,7 +114,6 @@ struct MemberList: Sendable {
   /// lock (see ``TakenMembers``).
   mutating func takeAll() -> TakenMembers {
     tail = nil
-    count = 0
     return TakenMembers(head: head.take())
   }
 }
