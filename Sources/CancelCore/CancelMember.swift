@@ -18,12 +18,12 @@ import Synchronization
 // access): `next`, `previous` and `isLinked` are read and written only by
 // `MemberList`, which its owning `CancelStorage` calls under its lock (and, once the source ended,
 // only by the one thread that took the list from the state machine); `hasLeft` is atomic;
-// `storage` and `cancelAction` are immutable.
+// `source` and `cancelAction` are immutable.
 open class _CancelMember: @unchecked Sendable {
   /// The source this member joins. Not retained: the subclass keeps the source alive (a
   /// `CancellablePromise` holds its `CancelContext`, which owns it), which saves a retain and a
-  /// release per member.
-  @usableFromInline package final unowned(unsafe) let storage: CancelStorage
+  /// release per member, and `Unmanaged`, so that calling it costs no retain either.
+  @usableFromInline package final let source: Unmanaged<CancelStorage>
   /// Called once with the reason if the source is cancelled while this member waits.
   @usableFromInline package final let cancelAction: @Sendable (_CancelMember, any Error) -> Void
   /// The next (newer) waiting member. Strong: the list keeps waiting members alive.
@@ -42,8 +42,17 @@ open class _CancelMember: @unchecked Sendable {
   /// must keep `storage` alive for as long as the member lives.
   @inlinable
   package init(storage: CancelStorage, cancelAction: @escaping @Sendable (_CancelMember, any Error) -> Void) {
-    self.storage = storage
+    source = Unmanaged.passUnretained(storage)
     self.cancelAction = cancelAction
+  }
+
+  /// The source this member joins.
+  @inlinable package final var storage: CancelStorage { source.takeUnretainedValue() }
+
+  /// Leaves the source: see `CancelStorage.removeMember(_:)`.
+  @inlinable
+  package final func leaveSource() {
+    source._withUnsafeGuaranteedRef { $0.removeMember(self) }
   }
 }
 

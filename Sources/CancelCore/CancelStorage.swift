@@ -13,9 +13,10 @@ import Synchronization
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
 // `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
-// `machine` for a lock holder) and read without it; `publishedReason` is written once, under the
-// lock, before `status` is set to `cancelled` with a releasing store, and read only after an
-// acquiring load saw `cancelled`; the other properties are immutable.
+// `machine` for a lock holder) and read without it; the other properties are immutable. One read
+// of `machine` happens without the lock, in `cancelledReason`: the reason of a cancelled machine,
+// which is written (under the lock) before `status` becomes `cancelled` with a releasing store,
+// and never written again; the reader first sees `cancelled` with an acquiring load.
 @usableFromInline
 package final class CancelStorage: @unchecked Sendable {
   @usableFromInline static let active: UInt8 = 0
@@ -27,10 +28,6 @@ package final class CancelStorage: @unchecked Sendable {
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
   // every access, measured at a fifth of a register+unregister) is switched off for this property.
   @exclusivity(unchecked) private var machine = CancelStateMachine()
-  /// The reason, written once under the lock just before `status` becomes `cancelled` (a
-  /// releasing store) and never again; so a reader that loaded `cancelled` (acquiring) reads it
-  /// without the lock. A cancel that sweeps a long promise chain reads it once per member.
-  @exclusivity(unchecked) private var publishedReason: (any Error)?
 
   /// Creates an active source.
   package init() {}
@@ -54,18 +51,25 @@ package final class CancelStorage: @unchecked Sendable {
     switch status.load(ordering: .acquiring) {
     case Self.active: return .active
     case Self.closed: return .closed
-    default:
-      guard let reason = publishedReason else {
-        preconditionFailure("status says cancelled but no reason was published")
-      }
-      return .cancelled(reason: reason)
+    default: return .cancelled(reason: cancelledReason)
     }
   }
 
-  /// The reason, if cancelled. Without a lock: see `publishedReason`.
+  /// The reason, if cancelled. Without a lock: see `cancelledReason`.
   package var reason: (any Error)? {
     guard isCancelled else { return nil }
-    return publishedReason
+    return cancelledReason
+  }
+
+  /// The reason of a source whose `status` was seen `cancelled`, read without the lock: a
+  /// cancelled machine's phase is final, written before that releasing store of `status` and never
+  /// again (a cancel that sweeps a long promise chain reads it once per member, so a lock here is
+  /// measurable).
+  private var cancelledReason: any Error {
+    guard case .cancelled(let reason) = machine.phase else {
+      preconditionFailure("status says cancelled but the state machine does not")
+    }
+    return reason
   }
 
   /// The number of handlers and child links waiting on this source (0 once it ended).
@@ -156,7 +160,6 @@ package final class CancelStorage: @unchecked Sendable {
     if status.load(ordering: .relaxed) != Self.active { return nil }
     return lock.withLock {
       guard let ended = machine.cancel(reason: reason) else { return nil }
-      publishedReason = reason
       status.store(Self.cancelled, ordering: .releasing)
       return ended
     }

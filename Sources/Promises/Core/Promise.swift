@@ -162,7 +162,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
       if action != .alreadySettled { stored = result.take() }
       return (action, self.member.take())
     }
-    if let member { member.storage.removeMember(member) }
+    if let member { member.leaveSource() }
     return action
   }
 
@@ -175,7 +175,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
       self.member = member
       return false
     }
-    if settled { member.storage.removeMember(member) }
+    if settled { member.leaveSource() }
   }
 
   /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,
