@@ -46,6 +46,16 @@ open class _CancelMember: @unchecked Sendable {
     self.cancelAction = cancelAction
   }
 
+  /// `init(storage:cancelAction:)` with the source already unmanaged (which spares a subclass's
+  /// initializer a retain and a release of it).
+  @inlinable
+  package init(
+    source: Unmanaged<CancelStorage>, cancelAction: @escaping @Sendable (_CancelMember, any Error) -> Void
+  ) {
+    self.source = source
+    self.cancelAction = cancelAction
+  }
+
   /// The source this member joins.
   @inlinable package final var storage: CancelStorage { source.takeUnretainedValue() }
 

@@ -43,8 +43,14 @@ extension CancelStorage {
   /// Cancels `members` with `reason`, oldest first, or (closed, `nil`) releases them one by one.
   static func finishMembers(_ members: consuming TakenMembers, reason: (any Error)?) {
     var members = members
+    guard let reason else {
+      while members.popOldest() != nil {}
+      return
+    }
+    // `reason` is bound once, outside the loop: a binding per member would retain and release the
+    // shared error once per member.
     while let member = members.popOldest() {
-      if let reason, !member.hasLeft.load(ordering: .relaxed) { member.cancelAction(member, reason) }
+      if !member.hasLeft.load(ordering: .relaxed) { member.cancelAction(member, reason) }
     }
   }
 }

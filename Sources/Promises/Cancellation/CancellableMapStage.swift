@@ -91,7 +91,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
     guard let reason = context.cancelledError else { return nil }
-    switch settleLeavingDelivery(.failure(reason)) {
+    switch settleLeavingDelivery(.failure(consume reason)) {
     case .alreadySettled: return nil
     case .settled:
       context.markRejected()

@@ -37,11 +37,15 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// A member of `context` that resolves `promise`, a pending promise nobody else holds yet: it
   /// joins the context without taking the promise's lock.
   @inlinable
-  init(unsharedMember promise: Promise<T>, context: CancelContext) {
-    self.promise = promise
-    cancelContext = context
-    super.init(storage: context.source, cancelAction: Self.rejectOnCancel)
-    context.adopt(unshared: self)
+  init(unsharedMember promise: borrowing Promise<T>, context: borrowing CancelContext) {
+    // Borrowed, not owned (an initializer's default): each is stored once and used again below,
+    // which with owned arguments costs a retain and a release more of each.
+    let source = Unmanaged.passUnretained(context.source)
+    self.promise = copy promise
+    cancelContext = copy context
+    super.init(source: source, cancelAction: Self.rejectOnCancel)
+    promise.member = self
+    if !source._withUnsafeGuaranteedRef({ $0.addMember(self) }) { promise.member = nil }
   }
 
   /// A new pending member of `context`.
