@@ -12,6 +12,7 @@ import Synchronization
 /// `status` mirrors the phase in one atomic byte so `isCancelled` is a single load.
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
+// `mark` is an `Atomic`;
 // `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
 // `machine` for a lock holder) and read without it; the other properties are immutable. One read
 // of `machine` happens without the lock, in `cancelledReason`: the reason of a cancelled machine,
@@ -24,6 +25,10 @@ package final class CancelStorage: @unchecked Sendable {
   @usableFromInline static let closed: UInt8 = 2
 
   @usableFromInline let status = Atomic<UInt8>(CancelStorage.active)
+  /// A one-way flag a facade may raise for its own bookkeeping (the Promises facade: "a cancel
+  /// rejected a member"). It sits in what would be padding after `status`, so it costs no space,
+  /// and it spares a facade a second source used as a flag.
+  @usableFromInline let mark = Atomic<Bool>(false)
   @usableFromInline let lock = CoreLock()
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
   // every access, measured at a fifth of a register+unregister) is switched off for this property.
@@ -70,6 +75,17 @@ package final class CancelStorage: @unchecked Sendable {
       preconditionFailure("status says cancelled but the state machine does not")
     }
     return reason
+  }
+
+  /// Whether ``raiseMark()`` was called. One atomic load, no lock.
+  @inlinable package var isMarked: Bool { mark.load(ordering: .acquiring) }
+
+  /// Raises the facade's flag (see `mark`); `true` if this call raised it.
+  @inlinable @discardableResult
+  package func raiseMark() -> Bool {
+    // The load first: raising an already raised mark needs no read-modify-write.
+    guard !mark.load(ordering: .relaxed) else { return false }
+    return !mark.exchange(true, ordering: .acquiringAndReleasing)
   }
 
   /// The number of handlers and child links waiting on this source (0 once it ended).

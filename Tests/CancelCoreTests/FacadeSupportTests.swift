@@ -14,6 +14,29 @@ struct FacadeSupportTests {
     #expect(!closed.cancelWithDefaultReason())
     #expect(!closed.isCancelled)
   }
+
+  @Test func theMarkIsRaisedOnceAndIsIndependentOfTheState() {
+    let storage = CancelStorage()
+    #expect(!storage.isMarked)
+    #expect(storage.raiseMark(), "the first raise reports it")
+    #expect(!storage.raiseMark(), "a second one does not")
+    #expect(storage.isMarked)
+    #expect(!storage.isCancelled, "the mark is not a cancel")
+    _ = storage.close()
+    #expect(storage.isMarked, "ending the source leaves the mark")
+  }
+
+  @Test func exactlyOneOfTwoRacingRaisesReportsIt() {
+    let winners = Counter()
+    race(
+      iterations: Stress.iterations(100_000),
+      setup: { CancelStorage() },
+      { storage in if storage.raiseMark() { winners.increment() } },
+      { storage in if storage.raiseMark() { winners.increment() } },
+      check: { storage in #expect(storage.isMarked) }
+    )
+    #expect(winners.value == Stress.iterations(100_000))
+  }
 }
 
 @Suite("SettleDelivery.deliver")

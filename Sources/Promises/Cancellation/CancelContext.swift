@@ -25,8 +25,6 @@ import CancelCore
 public final class CancelContext: Cancellable, Sendable {
   /// The core source whose cancellation is the chain's cancellation.
   @usableFromInline let source = CancelStorage()
-  /// Cancelled (as a flag) once a cancel rejected at least one member.
-  let rejectedMember = CancelStorage()
 
   @usableFromInline init() {}
 
@@ -46,8 +44,11 @@ public final class CancelContext: Cancellable, Sendable {
 
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
   public func cancel() {
-    cancel(error: PMKError.cancelled)
+    cancel(error: Self.defaultError)
   }
+
+  /// ``PMKError/cancelled`` boxed once: every `cancel()` would otherwise allocate a box for it.
+  static let defaultError: any Error = PMKError.cancelled
 
   /// Cancels the chain with `error`: every pending member is rejected with it, synchronously, and
   /// every registered task is cancelled once. Does nothing if the chain was already cancelled.
@@ -70,7 +71,7 @@ public final class CancelContext: Cancellable, Sendable {
 
   /// Whether a cancel rejected at least one member. `false` on a chain that finished before it was
   /// cancelled (unlike PromiseKit 7, which reports `true`).
-  public var isCancelled: Bool { rejectedMember.isCancelled }
+  public var isCancelled: Bool { source.isMarked }
 
   /// Whether ``cancel(error:)`` was called (even if the chain had already finished).
   @inlinable public var cancelAttempted: Bool { source.isCancelled }
@@ -97,11 +98,10 @@ public final class CancelContext: Cancellable, Sendable {
     if !source.addMember(member) { member.promise.member = nil }
   }
 
+  /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's mark.
   @usableFromInline
   func markRejected() {
-    // The load first: only the first rejection pays for boxing the error.
-    guard !rejectedMember.isCancelled else { return }
-    _ = rejectedMember.cancel(reason: PMKError.cancelled)
+    source.raiseMark()
   }
 
   /// Calls `task.cancel()` (once) and `reject` when the chain is cancelled; at once if it already
