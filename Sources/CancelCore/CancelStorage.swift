@@ -12,12 +12,9 @@ import Synchronization
 /// `status` mirrors the phase in one atomic byte so `isCancelled` is a single load.
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
-// `mark` is an `Atomic`;
 // `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
-// `machine` for a lock holder) and read without it; the other properties are immutable. One read
-// of `machine` happens without the lock, in `cancelledReason`: the reason of a cancelled machine,
-// which is written (under the lock) before `status` becomes `cancelled` with a releasing store,
-// and never written again; the reader first sees `cancelled` with an acquiring load.
+// `machine` for a lock holder) and read without it; `mark` is an `Atomic`; the other properties
+// are immutable.
 @usableFromInline
 package final class CancelStorage: @unchecked Sendable {
   @usableFromInline static let active: UInt8 = 0
@@ -60,21 +57,22 @@ package final class CancelStorage: @unchecked Sendable {
     }
   }
 
-  /// The reason, if cancelled. Without a lock: see `cancelledReason`.
+  /// The reason, if cancelled.
   package var reason: (any Error)? {
     guard isCancelled else { return nil }
     return cancelledReason
   }
 
-  /// The reason of a source whose `status` was seen `cancelled`, read without the lock: a
-  /// cancelled machine's phase is final, written before that releasing store of `status` and never
-  /// again (a cancel that sweeps a long promise chain reads it once per member, so a lock here is
-  /// measurable).
+  /// The reason of a source whose `status` was seen `cancelled`. Read under the lock: `machine` as
+  /// a whole is only ever accessed under it (Swift's exclusivity is per variable, so reading even
+  /// its final phase without the lock would race, formally, with a locked mutation elsewhere in it).
   private var cancelledReason: any Error {
-    guard case .cancelled(let reason) = machine.phase else {
-      preconditionFailure("status says cancelled but the state machine does not")
+    lock.withLock {
+      guard case .cancelled(let reason) = machine.phase else {
+        preconditionFailure("status says cancelled but the state machine does not")
+      }
+      return reason
     }
-    return reason
   }
 
   /// Whether ``raiseMark()`` was called. One atomic load, no lock.
