@@ -32,7 +32,9 @@ extension CancelStorage {
         current = childEnded
         current.detach()
       }
-      finishMembers(current.takeMembers(), reason: current.reason)
+      // Checked first: most sources have no members, and passing the reason on copies it (an
+      // atomic retain and release of the error).
+      if !current.members.isEmpty { finishMembers(current.takeMembers(), reason: current.reason) }
       guard let next = pending.popLast() else { return }
       current = next
     }
