@@ -88,16 +88,6 @@ public final class CancelContext: Cancellable, Sendable {
     if source.addMember(member) { member.promise.attachMember(member) }
   }
 
-  /// `adopt(_:)` for a member whose pending promise no other code holds yet: the promise cannot
-  /// settle meanwhile, so it takes the member without its lock.
-  @inlinable
-  func adopt<T>(unshared member: CancellablePromise<T>) {
-    member.promise.member = member
-    // A cancelled context rejects the member at once (which takes it back); a closed one never
-    // will, so the promise lets go of it.
-    if !source.addMember(member) { member.promise.member = nil }
-  }
-
   /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's mark.
   @usableFromInline
   func markRejected() {
