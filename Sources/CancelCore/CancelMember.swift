@@ -12,7 +12,10 @@ import Synchronization
 ///
 /// When the source is cancelled, every waiting member's `cancelAction` runs with the reason,
 /// oldest member first, after the source's handlers, on the cancelling thread and outside the
-/// lock. When the source closes, the members are released.
+/// lock. When the source closes, the members are only released: a subclass that holds references
+/// back to itself (a promise keeping its member) must not rely on a close to break them. (A
+/// `CancellablePromise` never meets that case: a waiting member keeps its context, whose
+/// `deinit` is what closes the source.)
 //
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by
@@ -153,6 +156,7 @@ struct TakenMembers: Sendable {
   mutating func popOldest() -> _CancelMember? {
     guard let member = head.take() else { return nil }
     head = member.next.take()
+    head?.previous = nil  // the popped member may be freed next
     member.previous = nil
     member.isLinked = false
     return member

@@ -85,6 +85,17 @@ struct CancellableChainingTests {
     #expect(second.isCancelled)
   }
 
+  @Test func aSynchronousHandlerOfARejectedMemberSeesTheChainCancelled() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let seen = Recorder<String>()
+    // Registered first, so it runs before anything else the root's rejection reaches.
+    root.catch(on: nil, policy: .allErrors) { _ in seen.record("root: \(root.isCancelled)") }
+    let stage = root.map(on: nil) { $0 + 1 }
+    stage.catch(on: nil, policy: .allErrors) { _ in seen.record("stage: \(stage.isCancelled)") }
+    root.cancel()
+    #expect(seen.values == ["root: true", "stage: true"])
+  }
+
   @Test func catchWithAllErrorsSeesTheCancellation() {
     let (root, _) = CancellablePromise<Int>.pending()
     let caught = Recorder<Bool>()

@@ -16,6 +16,17 @@ struct CancellationMemoryTests {
     #expect(root.cancelContext.source.registrationCount == 0, "and registered no handler")
   }
 
+  @Test func aPromiseWrappedTwiceLeavesBothContextsWhenItSettles() {
+    let (promise, resolver) = Promise<Int>.pending()
+    let first = CancellablePromise(promise: promise, resolver: resolver)
+    let second = CancellablePromise(promise: promise, resolver: resolver)
+    #expect(first.cancelContext.source.memberCount == 1)
+    #expect(second.cancelContext.source.memberCount == 1)
+    resolver.fulfill(1)
+    #expect(first.cancelContext.source.memberCount == 0, "the earlier member left too")
+    #expect(second.cancelContext.source.memberCount == 0)
+  }
+
   @Test func aFinishedChainIsFreed() {
     weak var context: CancelContext?
     weak var member: CancellablePromise<Int>?

@@ -88,6 +88,23 @@ public final class CancelContext: Cancellable, Sendable {
     if source.addMember(member) { member.promise.attachMember(member) }
   }
 
+  /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
+  /// ``isCancelled`` reports) **before** delivering it, so a handler of the member that runs
+  /// synchronously already sees ``isCancelled``. Returns whether this call settled the promise.
+  @inlinable @discardableResult
+  func reject<T>(_ promise: Promise<T>, cancelledWith reason: any Error) -> Bool {
+    switch promise.settleLeavingDelivery(.failure(reason)) {
+    case .alreadySettled: return false
+    case .settled:
+      markRejected()
+      return true
+    case .deliver:
+      markRejected()
+      promise.deliverSettled()
+      return true
+    }
+  }
+
   /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's mark.
   @usableFromInline
   func markRejected() {

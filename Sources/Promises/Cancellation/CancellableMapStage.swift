@@ -115,7 +115,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func settleMember(_ result: Result<T, Error>, in context: CancelContext) {
     if context.cancelAttempted, let reason = context.cancelledError {
-      if settle(.failure(reason)) { context.markRejected() }
+      context.reject(self, cancelledWith: reason)
     } else {
       settle(result)
     }

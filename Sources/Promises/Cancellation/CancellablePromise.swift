@@ -59,7 +59,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   @inlinable
   static func rejectOnCancel(_ member: _CancelMember, reason: any Error) {
     let member = unsafeDowncast(member, to: CancellablePromise<T>.self)
-    if member.promise.settle(.failure(reason)) { member.cancelContext.markRejected() }
+    member.cancelContext.reject(member.promise, cancelledWith: reason)
   }
 
   /// Wraps a promise or guarantee: the new member resolves like `bridge`, and cancelling it
@@ -182,7 +182,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   @inlinable
   func settle(_ result: Result<T, Error>) {
     if cancelContext.cancelAttempted, let reason = cancelContext.cancelledError {
-      if promise.settle(.failure(reason)) { cancelContext.markRejected() }
+      cancelContext.reject(promise, cancelledWith: reason)
     } else {
       promise.settle(result)
     }

@@ -168,14 +168,19 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
 
   /// Keeps `member` (this promise's place in a cancel context) until this promise settles, then
   /// takes it out of its context; at once if the promise has already settled.
+  ///
+  /// A promise keeps one member. If it already had one (the same promise wrapped twice, with
+  /// `CancellablePromise(task:promise:resolver:)`), the earlier member leaves its context through a
+  /// callback when the promise settles, so that neither context keeps a finished member.
   @inlinable
   final func attachMember(_ member: _CancelMember) {
-    let settled = lock.withLock {
-      if machine.isSettled { return true }
-      self.member = member
-      return false
+    let (settled, earlier) = lock.withLock { () -> (Bool, _CancelMember?) in
+      if machine.isSettled { return (true, nil) }
+      defer { self.member = member }
+      return (false, self.member)
     }
     if settled { member.leaveSource() }
+    if let earlier { observe(.run { _ in earlier.leaveSource() }) }
   }
 
   /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,
