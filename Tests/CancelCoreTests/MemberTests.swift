@@ -17,7 +17,7 @@ private final class TestMember: _CancelMember, @unchecked Sendable {
     owner = storage
     self.log = log
     self.name = name
-    super.init(storage: storage) { member, reason in
+    super.init(source: Unmanaged.passUnretained(storage)) { member, reason in
       let member = member as! TestMember
       member.cancels.increment()
       member.log.record("\(member.name) cancelled: \(reason)")

@@ -91,6 +91,9 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
     guard let reason = context.cancelledError else { return nil }
+    // `CancelContext.reject(_:cancelledWith:)` with a hand-back. Routing this through one shared
+    // function (with an optional queue) measured 46 instructions and a retain/release pair more
+    // per stage of a cancelled chain, the path still short of its target; keep the two in step.
     switch settleLeavingDelivery(.failure(consume reason)) {
     case .alreadySettled: return nil
     case .settled:

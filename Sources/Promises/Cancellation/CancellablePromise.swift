@@ -30,7 +30,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   init(member promise: Promise<T>, context: CancelContext) {
     self.promise = promise
     cancelContext = context
-    super.init(storage: context.source, cancelAction: Self.rejectOnCancel)
+    super.init(source: Unmanaged.passUnretained(context.source), cancelAction: Self.rejectOnCancel)
     context.adopt(self)
   }
 
