@@ -22,7 +22,7 @@ package struct CallbackList<Callback> {
 
   /// Adds `callback` behind every callback already waiting.
   @inlinable
-  package mutating func append(_ callback: Callback) {
+  package mutating func append(_ callback: consuming Callback) {
     if first == nil {
       first = callback  // the list is empty (`rest` is empty whenever `first` is nil)
     } else {

@@ -67,8 +67,9 @@ package struct SettlePhaseStateMachine<Callback> {
   @inlinable package var waitingCount: Int { callbacks.count }
 
   /// Offers a callback: it waits, or (once the value was delivered) is handed back to run now.
+  /// Consuming, so that a callback that owns a reference (a promise's stage) moves in unretained.
   @inlinable
-  package mutating func observe(_ callback: Callback) -> ObserveAction {
+  package mutating func observe(_ callback: consuming Callback) -> ObserveAction {
     switch phase {
     case .pending, .delivering:
       callbacks.append(callback)

@@ -3,9 +3,8 @@ import Dispatch
 /// The promise behind a member that `map` adds to a cancellable chain (and `compactMap`, `done`
 /// and `get`, which are built on it): the member's promise and its transform in one object.
 ///
-/// Like ``MapStage``, it waits in its parent's callbacks through a closure that captures only this
-/// object, so the stage allocates no closure context; a member costs this object and its
-/// ``CancellablePromise``.
+/// Like ``MapStage``, it waits in its parent's callbacks as itself (``PromiseCallback/stage(_:_:)``), so the
+/// stage allocates no closure context; a member costs this object and its ``CancellablePromise``.
 @usableFromInline
 final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `transform` and `context` are written before the stage is
@@ -29,12 +28,16 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
 
   /// Makes the stage a member of `context`, registers it on `parent` (`transform` runs on
   /// `queue`, on the resolving thread when `nil`) and returns the new member of the chain.
+  /// Consuming: the caller's reference to the new stage becomes its parent's callback.
   @inlinable
-  func attach(to parent: Promise<Input>, in context: CancelContext, on queue: DispatchQueue?, flags: DispatchFlags)
+  consuming func attach(
+    to parent: Promise<Input>, in context: CancelContext, on queue: DispatchQueue?, flags: DispatchFlags
+  )
     -> CancellablePromise<T>
   {
     self.context = context
-    let member = CancellablePromise(unsharedMember: self, context: context)
+    let member = CancellablePromise(unjoinedMember: copy self, context: context)
+    member.joinAsUnsharedMember()
     if let queue {
       parent.pipe { [self] result in
         switch result {
@@ -46,50 +49,58 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
         }
       }
     } else {
-      // Captures only the stage: no closure context is allocated, and a stage that settles can
+      // The stage itself waits: no closure context is allocated, and a stage that settles can
       // hand its delivery back.
-      parent.observe(.stage { [self] result, queue in receive(result, handingBackOn: queue) })
+      parent.observe(
+        .stage(consume self) { stage, result, queue in
+          // Captures nothing (not even `Self`: no closure context); gets the callback's reference.
+          unsafeDowncast(consume stage, to: CancellableMapStage<Input, T>.self).receive(result, handingBackOn: queue)
+        })
     }
     return member
   }
 
-  /// Takes (and so releases from the stage) the transform and the context; `nil` if taken before.
   @inlinable
   func takeWork() -> (@Sendable (Input) throws -> T, CancelContext)? {
     guard let transform = transform.take(), let context = context.take() else { return nil }
     return (transform, context)
   }
 
-  /// Called once with the parent's result, on the resolving thread; hands back this stage's
-  /// delivery when it may (see `Promise.settle(_:handingBackOn:)`).
+  /// Called once with the parent's result, on the resolving thread, with the reference the
+  /// parent's callback held; hands back this stage's delivery when it may (see
+  /// `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+  consuming func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
     guard let (transform, context) = takeWork() else { return nil }
     switch result {
     case .success(let value):
       guard !context.cancelAttempted else { return nil }
-      return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
+      return (consume self).settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
       // Checked before the failure is wrapped again: a cancel passes through a long chain here.
-      if context.cancelAttempted { return settleCancelled(in: context, handingBackOn: queue) }
-      return settle(.failure(error), handingBackOn: queue)
+      if context.cancelAttempted { return (consume self).settleCancelled(in: context, handingBackOn: queue) }
+      return (consume self).settle(.failure(error), handingBackOn: queue)
     }
   }
 
   /// `settleMember(_:in:)`, handing this stage's delivery back when it may.
   @inlinable
-  func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
+  consuming func settleMember(
+    _ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?
+  )
     -> ReadyDelivery?
   {
-    guard context.cancelAttempted else { return settle(result, handingBackOn: queue) }
-    return settleCancelled(in: context, handingBackOn: queue)
+    guard context.cancelAttempted else { return (consume self).settle(result, handingBackOn: queue) }
+    return (consume self).settleCancelled(in: context, handingBackOn: queue)
   }
 
   /// Rejects this stage with the chain's cancel error (it wins once a cancel started), handing its
   /// delivery back when it may. This is how a cancel reaches most of a long chain: the context
   /// rejects its oldest pending member and each stage passes the rejection on from here.
   @inlinable
-  func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+  consuming func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
+    -> ReadyDelivery?
+  {
     guard let reason = context.cancelledError else { return nil }
     // `CancelContext.reject(_:cancelledWith:)` with a hand-back. Routing this through one shared
     // function (with an optional queue) measured 46 instructions and a retain/release pair more
@@ -101,7 +112,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
       return nil
     case .deliver:
       context.markRejected()
-      if let queue, queue.isIdle { return readyDelivery }
+      if let queue, queue.isIdle { return Self.readyDelivery(of: consume self) }
       deliverSettled()
       return nil
     }

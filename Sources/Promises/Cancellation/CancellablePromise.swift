@@ -37,13 +37,27 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// A member of `context` that resolves `promise`, a pending promise nobody else holds yet: it
   /// joins the context without taking the promise's lock.
   @inlinable
-  init(unsharedMember promise: borrowing Promise<T>, context: borrowing CancelContext) {
-    // Borrowed, not owned (an initializer's default): each is stored once and used again below,
-    // which with owned arguments costs a retain and a release more of each.
-    let source = Unmanaged.passUnretained(context.source)
-    self.promise = copy promise
+  convenience init(unsharedMember promise: consuming Promise<T>, context: borrowing CancelContext) {
+    self.init(unjoinedMember: promise, context: context)
+    joinAsUnsharedMember()
+  }
+
+  /// A member of `context` that resolves `promise`, not yet in the context's list: see
+  /// ``joinAsUnsharedMember()``.
+  @inlinable
+  init(unjoinedMember promise: consuming Promise<T>, context: borrowing CancelContext) {
+    // `promise` is moved in; `context` is borrowed (an initializer's default is owned, which costs
+    // a retain and a release more of it when the caller keeps using its reference).
+    self.promise = promise
     cancelContext = copy context
-    super.init(source: source, cancelAction: Self.rejectOnCancel)
+    super.init(source: Unmanaged.passUnretained(context.source), cancelAction: Self.rejectOnCancel)
+  }
+
+  /// Joins the context as the member of ``promise``, a pending promise nobody else holds yet (so
+  /// its `member` is set without its lock). A method rather than part of an initializer: there,
+  /// handing `self` to the source costs a retain and a release more.
+  @inlinable
+  final func joinAsUnsharedMember() {
     promise.member = self
     if !source._withUnsafeGuaranteedRef({ $0.addMember(self) }) { promise.member = nil }
   }

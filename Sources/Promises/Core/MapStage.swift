@@ -3,10 +3,10 @@ import Dispatch
 /// The promise `map` returns (and `compactMap`, `done` and `get`, which are built on it): the
 /// derived promise and its transform in one object.
 ///
-/// It waits in its parent's callbacks through a closure that captures only this object, which
-/// Swift stores without a closure context: a synchronous (`on: nil`) stage on a ``Promise`` costs
-/// one allocation instead of two (the promise plus a context holding the transform and the
-/// promise), and an `Int` stage stays within the allocator's 128-byte fast bins. (A stage with a
+/// It waits in its parent's callbacks as itself (``PromiseCallback/stage(_:_:)``): a
+/// synchronous (`on: nil`) stage on a ``Promise`` costs one allocation instead of two (the promise
+/// plus a context holding the transform and the promise), and an `Int` stage stays within the
+/// allocator's 128-byte fast bins. (A stage with a
 /// queue keeps the queue in its parent's closure, and a stage on another thenable waits through
 /// its `pipe`: both allocate a closure context, as dispatching allocates anyway.)
 @usableFromInline
@@ -43,27 +43,31 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
         }
       }
     } else if let promise = parent as? Promise<Input> {
-      // (The cast folds away where this is specialized.) Captures only the stage: no closure
+      // (The cast folds away where this is specialized.) The stage itself waits: no closure
       // context is allocated, and a stage that settles can hand its delivery back.
-      promise.observe(.stage { [self] result, queue in receive(result, handingBackOn: queue) })
+      promise.observe(
+        .stage(self) { stage, result, queue in
+          // Captures nothing (not even `Self`: no closure context); gets the callback's reference.
+          unsafeDowncast(consume stage, to: MapStage<Input, T>.self).receive(result, handingBackOn: queue)
+        })
     } else {
       parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
     }
     return self
   }
 
-  /// Called once with the parent's result, on the resolving thread; hands back this stage's
-  /// delivery when it may (see `Promise.settle(_:handingBackOn:)`).
+  /// Called once with the parent's result, on the resolving thread, with the reference the
+  /// parent's callback held; hands back this stage's delivery when it may (see
+  /// `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
+  consuming func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
     guard let transform = transform.take() else { return nil }
     switch result {
-    case .success(let value): return settle(Result { try transform(value) }, handingBackOn: queue)
-    case .failure(let error): return settle(.failure(error), handingBackOn: queue)
+    case .success(let value): return (consume self).settle(Result { try transform(value) }, handingBackOn: queue)
+    case .failure(let error): return (consume self).settle(.failure(error), handingBackOn: queue)
     }
   }
 
-  /// Runs `transform` (taking it) and settles with what it returns or throws.
   @inlinable
   func run(_ value: Input) {
     guard let transform = transform.take() else { return }

@@ -136,13 +136,16 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// `queue`: if callbacks wait and nothing is queued, returns this promise's delivery for that
   /// delivery to run next (the tail call of a chain) instead of queueing it.
   ///
+  /// Consuming: a stage calls it with the reference its parent's callback handed over, which the
+  /// delivery handed back then keeps (no retain of its own).
+  ///
   /// - Returns: the delivery to hand back, or `nil` (delivered, queued, or nothing to deliver).
   @inlinable
-  final func settle(_ result: consuming Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?)
+  final consuming func settle(_ result: consuming Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?)
     -> ReadyDelivery?
   {
     guard case .deliver = settleLeavingDelivery(result) else { return nil }
-    if let queue, queue.isIdle { return readyDelivery }
+    if let queue, queue.isIdle { return Self.readyDelivery(of: consume self) }
     deliverSettled()
     return nil
   }
@@ -198,24 +201,32 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// This promise's waiting callbacks as a core delivery. Specialized for a concrete `T`, the
   /// function captures nothing.
   @inlinable
-  final var readyDelivery: ReadyDelivery {
-    ReadyDelivery(host: self) { host, queue in
+  final var readyDelivery: ReadyDelivery { Self.readyDelivery(of: self) }
+
+  /// `promise`'s waiting callbacks as a core delivery that keeps the reference given.
+  @inlinable
+  static func readyDelivery(of promise: consuming Promise<T>) -> ReadyDelivery {
+    ReadyDelivery(host: promise) { host, queue in
       unsafeDowncast(host, to: Promise<T>.self).deliverWaitingCallbacks(on: queue)
     }
   }
 
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
   @inlinable
-  final func observe(_ callback: PromiseCallback<Result<T, Error>>) {
+  final func observe(_ callback: consuming PromiseCallback<Result<T, Error>>) {
+    // Moved in and out of an optional: the callback may own a stage, and a copy would retain it.
+    var offered = Optional(callback)
     let ready = lock.withLock { () -> Result<T, Error>? in
-      switch machine.observe(callback) {
+      switch machine.observe(offered.take()!) {
       case .queued: return nil
-      case .runNow: return stored
+      case .runNow(let callback):
+        offered = callback
+        return stored
       }
     }
     // Without the delivery's queue at hand, a stage run now delivers itself (at once, or queued
     // behind the delivery running on this thread): it hands nothing back.
-    if let ready { _ = callback(ready) }
+    if let ready, let callback = offered.take() { _ = callback(ready) }
   }
 
   /// Runs waiting callbacks after unlocking, batch by batch, in registration order, in the
@@ -226,13 +237,27 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   @inlinable
   final func deliverWaitingCallbacks(on queue: ThreadDeliveryQueue) -> ReadyDelivery? {
     var handBack: ReadyDelivery?
-    while let (delivery, value) = lock.withLock({ machine.nextDelivery().map { ($0, stored!) } }) {
-      switch delivery {
-      case .one(let callback):
-        if let ready = callback(value, on: queue) { Self.pass(ready, to: &handBack) }
+    while let (delivery, value) = lock.withLock({ () -> (Machine.Delivery, Result<T, Error>)? in
+      // Moved out, not mapped: `Optional.map` copies the callbacks (a retain and a release each).
+      guard let delivery = machine.nextDelivery() else { return nil }
+      return (delivery, stored!)
+    }) {
+      // Consumed: a callback owns its stage, and running it hands that reference over.
+      switch consume delivery {
+      // The callback's cases are matched here, in one pattern with the delivery's: binding the
+      // callback first and switching over it again copied its payload (a retain and a release).
+      case .one(.stage(let stage, let receive)):
+        if let ready = receive(consume stage, value, queue) { Self.pass(ready, to: &handBack) }
+      case .one(.run(let body)):
+        body(value)
       case .batch(var batch):
         while let callback = batch.popOldest() {
-          if let ready = callback(value, on: queue) { Self.pass(ready, to: &handBack) }
+          switch consume callback {
+          case .stage(let stage, let receive):
+            if let ready = receive(consume stage, value, queue) { Self.pass(ready, to: &handBack) }
+          case .run(let body):
+            body(value)
+          }
         }
       }
     }

@@ -9,28 +9,34 @@ import Dispatch
 enum PromiseCallback<Value: Sendable>: Sendable {
   /// Runs a closure with the value.
   case run(@Sendable (Value) -> Void)
-  /// A stage promise waiting on its parent (see ``MapStage``): given the delivering thread's queue,
-  /// it may hand back its own delivery instead of queueing it.
-  case stage(@Sendable (Value, ThreadDeliveryQueue?) -> ReadyDelivery?)
+  /// A stage promise waiting on its parent (see ``MapStage``): the stage itself and a function
+  /// (capturing nothing) that receives the parent's value. The callback owns its reference to the
+  /// stage and hands it to the function, so a stage that settles at once passes it on in the
+  /// delivery it hands back (`Promise.settle(_:handingBackOn:)`): waiting and handing back cost no
+  /// retain of their own. (A closure capturing the stage could not hand its context over: its
+  /// caller releases it after the call, and the stage would retain itself again.)
+  case stage(
+    AnyObject & Sendable, @Sendable (_ stage: consuming AnyObject, Value, ThreadDeliveryQueue?) -> ReadyDelivery?)
 
   /// Performs the callback. Called after unlocking, never under a lock.
+  ///
+  /// (`Promise.deliverWaitingCallbacks(on:)` matches the cases itself, to hand a stage its
+  /// reference without copying it.)
   ///
   /// - Parameter queue: the queue of the delivery running this callback, or `nil` outside one.
   /// - Returns: a stage's delivery to run next, handed back (only with a `queue`).
   @inlinable
-  func callAsFunction(_ value: Value, on queue: ThreadDeliveryQueue? = nil) -> ReadyDelivery? {
-    switch self {
+  consuming func callAsFunction(_ value: Value, on queue: ThreadDeliveryQueue? = nil) -> ReadyDelivery? {
+    switch consume self {
     case .run(let body):
       body(value)
       return nil
-    case .stage(let receive):
-      return receive(value, queue)
+    case .stage(let stage, let receive):
+      return receive(consume stage, value, queue)
     }
   }
 }
 
-/// `DispatchWorkItemFlags` as a `Sendable` value, so that handlers (which are `@Sendable`) can
-/// capture the `flags:` argument. (Dispatch's option set is a plain `UInt` but is not annotated.)
 @usableFromInline
 struct DispatchFlags: Sendable {
   @usableFromInline let rawValue: UInt?
