@@ -12,10 +12,15 @@ import Synchronization
 ///
 /// When the source is cancelled, every waiting member's `cancelAction` runs with the reason,
 /// oldest member first, after the source's handlers, on the cancelling thread and outside the
-/// lock. When the source closes, the members are only released: a subclass that holds references
-/// back to itself (a promise keeping its member) must not rely on a close to break them. (A
-/// `CancellablePromise` never meets that case: a waiting member keeps its context, whose
-/// `deinit` is what closes the source.)
+/// lock. When the source closes, the members are only released.
+///
+/// The source's list holds the only reference a source needs: while a member waits, the list
+/// keeps it alive, and once a cancel took the list, the cancelling thread does until it has called
+/// `cancelAction` (or seen `hasLeft`). An object that refers to its member without retaining it (a
+/// `Promise` does) must leave the source while nothing else can release the member: a promise
+/// leaves under its own lock, which the member's `cancelAction` takes too. (A close never
+/// releases a waiting `CancellablePromise`: it keeps its context, whose `deinit` is what closes the
+/// source.)
 //
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by
@@ -56,9 +61,10 @@ open class _CancelMember: @unchecked Sendable {
   /// The source this member joins.
   @inlinable package final var storage: CancelStorage { source.takeUnretainedValue() }
 
-  /// Leaves the source: see `CancelStorage.removeMember(_:)`.
-  @inlinable
-  package final func leaveSource() {
+  /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns the list's reference, for
+  /// the caller to release outside its locks.
+  @inlinable @discardableResult
+  package final func leaveSource() -> _CancelMember? {
     source._withUnsafeGuaranteedRef { $0.removeMember(self) }
   }
 }

@@ -137,13 +137,18 @@ package final class CancelStorage: @unchecked Sendable {
   /// Removes `member` if it waits (it will then never be cancelled by this source). Never waits
   /// for a cancel in progress: a member the cancel already took may still be cancelled (a cancel
   /// that has not reached it yet skips it).
-  @usableFromInline package func removeMember(_ member: _CancelMember) {
+  ///
+  /// Returns the list's reference to the member (`nil` if it was not waiting), for the caller to
+  /// release outside any lock it holds: releasing a member can run its `deinit`, and through it
+  /// user code. Once a cancel took the list, the member's last access here is the `hasLeft` store
+  /// (the cancel may release the member as soon as it sees it).
+  @discardableResult
+  @usableFromInline package func removeMember(_ member: _CancelMember) -> _CancelMember? {
     member.hasLeft.store(true, ordering: .relaxed)
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
-    guard !isCompleted else { return }
-    let removed = lock.withLock { machine.removeMember(member) }
-    _ = removed  // the list's reference is released here, after unlocking
+    guard !isCompleted else { return nil }
+    return lock.withLock { machine.removeMember(member) }
   }
 
   // MARK: Ending

@@ -79,6 +79,37 @@ struct CancellationStressTests {
       Self.check(chain, stages: size.stages)
     }
   }
+
+  /// A pending member that only its context holds (through the list of waiting members): what the
+  /// race below settles and cancels.
+  final class LoneMember: Sendable {
+    let context: CancelContext
+    let promise: Promise<Int>
+    let resolver: Resolver<Int>
+
+    init() {
+      let (member, resolver) = CancellablePromise<Int>.pending()
+      (context, promise, self.resolver) = (member.cancelContext, member.promise, resolver)
+    }
+  }
+
+  /// A promise refers to its member without retaining it, and the member is freed by whichever
+  /// thread drops it last: the one leaving the context as the promise settles, or the cancel that
+  /// took the list. Neither may touch it after the other freed it.
+  @Test func aMemberOnlyItsContextHoldsSettlesWhileTheContextIsCancelled() {
+    race(iterations: Stress.iterations(100_000)) {
+      LoneMember()
+    } _: { lone in
+      lone.resolver.fulfill(1)
+    } _: { lone in
+      lone.context.cancel()
+    } check: { lone in
+      let fulfilled = lone.promise.value == 1
+      let cancelled = isPMKCancelled(lone.promise.error)
+      #expect(fulfilled != cancelled, "the member ends in exactly one of fulfilled or cancelled")
+      #expect(lone.context.isCancelled == cancelled, "isCancelled only when the cancel rejected it")
+    }
+  }
 }
 
 @Suite("Stress: when(fulfilled:concurrently:) with inputs resolving on many threads")

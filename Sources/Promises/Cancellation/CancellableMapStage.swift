@@ -53,8 +53,10 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
       // hand its delivery back.
       parent.observe(
         .stage(consume self) { stage, result, queue in
-          // Captures nothing (not even `Self`: no closure context); gets the callback's reference.
-          unsafeDowncast(consume stage, to: CancellableMapStage<Input, T>.self).receive(result, handingBackOn: queue)
+          // As in `MapStage`: captures nothing, and `stage` is the callback's reference.
+          let stage = unsafeDowncast(consume stage, to: CancellableMapStage<Input, T>.self)
+          guard stage.receive(result, handingBackOn: queue) else { return nil }
+          return Promise<T>.readyDelivery(of: stage)
         })
     }
     return member
@@ -66,55 +68,48 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
     return (transform, context)
   }
 
-  /// Called once with the parent's result, on the resolving thread, with the reference the
-  /// parent's callback held; hands back this stage's delivery when it may (see
-  /// `Promise.settle(_:handingBackOn:)`).
+  /// Called once with the parent's result, on the resolving thread. Returns whether the caller
+  /// hands this stage's delivery back (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  consuming func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
-    guard let (transform, context) = takeWork() else { return nil }
+  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+    guard let (transform, context) = takeWork() else { return false }
     switch result {
     case .success(let value):
-      guard !context.cancelAttempted else { return nil }
-      return (consume self).settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
+      guard !context.cancelAttempted else { return false }
+      return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
       // Checked before the failure is wrapped again: a cancel passes through a long chain here.
-      if context.cancelAttempted { return (consume self).settleCancelled(in: context, handingBackOn: queue) }
-      return (consume self).settle(.failure(error), handingBackOn: queue)
+      if context.cancelAttempted { return settleCancelled(in: context, handingBackOn: queue) }
+      return settle(.failure(error), handingBackOn: queue)
     }
   }
 
   /// `settleMember(_:in:)`, handing this stage's delivery back when it may.
   @inlinable
-  consuming func settleMember(
-    _ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?
-  )
-    -> ReadyDelivery?
+  func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
+    -> Bool
   {
-    guard context.cancelAttempted else { return (consume self).settle(result, handingBackOn: queue) }
-    return (consume self).settleCancelled(in: context, handingBackOn: queue)
+    guard context.cancelAttempted else { return settle(result, handingBackOn: queue) }
+    return settleCancelled(in: context, handingBackOn: queue)
   }
 
   /// Rejects this stage with the chain's cancel error (it wins once a cancel started), handing its
   /// delivery back when it may. This is how a cancel reaches most of a long chain: the context
   /// rejects its oldest pending member and each stage passes the rejection on from here.
   @inlinable
-  consuming func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
-    -> ReadyDelivery?
-  {
-    guard let reason = context.cancelledError else { return nil }
+  func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+    guard let reason = context.cancelledError else { return false }
     // `CancelContext.reject(_:cancelledWith:)` with a hand-back. Routing this through one shared
     // function (with an optional queue) measured 46 instructions and a retain/release pair more
     // per stage of a cancelled chain, the path still short of its target; keep the two in step.
     switch settleLeavingDelivery(.failure(consume reason)) {
-    case .alreadySettled: return nil
+    case .alreadySettled: return false
     case .settled:
       context.markRejected()
-      return nil
+      return false
     case .deliver:
       context.markRejected()
-      if let queue, queue.isIdle { return Self.readyDelivery(of: consume self) }
-      deliverSettled()
-      return nil
+      return handsBackDelivery(on: queue)
     }
   }
 

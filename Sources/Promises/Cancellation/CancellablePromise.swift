@@ -58,7 +58,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// handing `self` to the source costs a retain and a release more.
   @inlinable
   final func joinAsUnsharedMember() {
-    promise.member = self
+    promise.member = Unmanaged.passUnretained(self)
     if !source._withUnsafeGuaranteedRef({ $0.addMember(self) }) { promise.member = nil }
   }
 

@@ -47,8 +47,11 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
       // context is allocated, and a stage that settles can hand its delivery back.
       promise.observe(
         .stage(self) { stage, result, queue in
-          // Captures nothing (not even `Self`: no closure context); gets the callback's reference.
-          unsafeDowncast(consume stage, to: MapStage<Input, T>.self).receive(result, handingBackOn: queue)
+          // Captures nothing (not even `Self`: no closure context). `stage` is the callback's
+          // reference: it moves into the delivery handed back, or is released here.
+          let stage = unsafeDowncast(consume stage, to: MapStage<Input, T>.self)
+          guard stage.receive(result, handingBackOn: queue) else { return nil }
+          return Promise<T>.readyDelivery(of: stage)
         })
     } else {
       parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
@@ -56,15 +59,14 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
     return self
   }
 
-  /// Called once with the parent's result, on the resolving thread, with the reference the
-  /// parent's callback held; hands back this stage's delivery when it may (see
-  /// `Promise.settle(_:handingBackOn:)`).
+  /// Called once with the parent's result, on the resolving thread. Returns whether the caller
+  /// hands this stage's delivery back (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  consuming func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> ReadyDelivery? {
-    guard let transform = transform.take() else { return nil }
+  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+    guard let transform = transform.take() else { return false }
     switch result {
-    case .success(let value): return (consume self).settle(Result { try transform(value) }, handingBackOn: queue)
-    case .failure(let error): return (consume self).settle(.failure(error), handingBackOn: queue)
+    case .success(let value): return settle(Result { try transform(value) }, handingBackOn: queue)
+    case .failure(let error): return settle(.failure(error), handingBackOn: queue)
     }
   }
 

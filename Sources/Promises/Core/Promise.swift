@@ -45,7 +45,12 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// the context when this promise settles (so a long-lived context stays small). Kept here rather
   /// than as a second callback, which would cost the callback list an array. Guarded by `lock`
   /// once the promise is shared.
-  @usableFromInline @exclusivity(unchecked) final var member: _CancelMember?
+  ///
+  /// Not retained (a retain and a release fewer per member): the context's list keeps a waiting
+  /// member alive, and a cancel that took the list keeps it until the member's cancel action has
+  /// rejected this promise, which takes `lock`. So the member is alive whenever this is set and
+  /// `lock` is held, and it leaves its context under `lock` (see `_CancelMember`).
+  @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<_CancelMember>?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
@@ -133,25 +138,31 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   }
 
   /// Settles as `settle(_:)` does, from a stage's callback running in the delivery that owns
-  /// `queue`: if callbacks wait and nothing is queued, returns this promise's delivery for that
+  /// `queue`: if callbacks wait and nothing is queued, leaves this promise's delivery for that
   /// delivery to run next (the tail call of a chain) instead of queueing it.
   ///
-  /// Consuming: a stage calls it with the reference its parent's callback handed over, which the
-  /// delivery handed back then keeps (no retain of its own).
-  ///
-  /// - Returns: the delivery to hand back, or `nil` (delivered, queued, or nothing to deliver).
+  /// - Returns: `true` if the caller must hand this promise's delivery back
+  ///   (``readyDelivery(of:)``); `false` if it was delivered, queued, or nothing waits. (A flag
+  ///   rather than the delivery itself: the stage's callback then moves the reference it owns into
+  ///   the delivery, where a method would retain `self` for it.)
   @inlinable
-  final consuming func settle(_ result: consuming Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?)
-    -> ReadyDelivery?
-  {
-    guard case .deliver = settleLeavingDelivery(result) else { return nil }
-    if let queue, queue.isIdle { return Self.readyDelivery(of: consume self) }
-    deliverSettled()
-    return nil
+  final func settle(_ result: consuming Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+    guard case .deliver = settleLeavingDelivery(result) else { return false }
+    return handsBackDelivery(on: queue)
   }
 
-  /// The settle step: under the lock, and the member (if any) leaves its context after unlocking;
-  /// the caller delivers on `.deliver`.
+  /// After a settle that left callbacks to deliver: `true` if the delivery owning `queue` runs
+  /// them next (nothing else is queued), else delivers them now (or queues them) and returns
+  /// `false`.
+  @inlinable
+  final func handsBackDelivery(on queue: ThreadDeliveryQueue?) -> Bool {
+    if let queue, queue.isIdle { return true }
+    deliverSettled()
+    return false
+  }
+
+  /// The settle step, under the lock, where the member (if any) also leaves its context (see
+  /// ``member``); the caller delivers on `.deliver`.
   ///
   /// `result` is moved into the promise, not copied: a rejection's error is reference counted, and
   /// a cancel that sweeps a long chain settles every stage with the same error, so each copy
@@ -159,13 +170,13 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   @inlinable @inline(__always)
   final func settleLeavingDelivery(_ result: consuming Result<T, Error>) -> Machine.SettleAction {
     var result = Optional(result)
-    let (action, member) = lock.withLock {
+    let (action, leftList) = lock.withLock { () -> (Machine.SettleAction, _CancelMember?) in
       warnsIfPending = false
       let action = machine.settle()
       if action != .alreadySettled { stored = result.take() }
-      return (action, self.member.take())
+      return (action, self.member.take()?._withUnsafeGuaranteedRef { $0.leaveSource() })
     }
-    if let member { member.leaveSource() }
+    _ = leftList  // the context list's reference to the member, released after unlocking
     return action
   }
 
@@ -179,9 +190,11 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   final func attachMember(_ member: _CancelMember) {
     let (settled, earlier) = lock.withLock { () -> (Bool, _CancelMember?) in
       if machine.isSettled { return (true, nil) }
-      defer { self.member = member }
-      return (false, self.member)
+      defer { self.member = Unmanaged.passUnretained(member) }
+      // Retained here, under the lock, where it is alive (see `member`): the callback keeps it.
+      return (false, self.member?.takeUnretainedValue())
     }
+    // The caller holds `member`, so it may leave outside the lock.
     if settled { member.leaveSource() }
     if let earlier { observe(.run { _ in earlier.leaveSource() }) }
   }
