@@ -26,6 +26,25 @@ struct FacadeSupportTests {
     #expect(storage.isMarked, "ending the source leaves the mark")
   }
 
+  /// An error with a payload, so that equal values are still distinct error objects.
+  struct Reason: Error, Equatable { let name: String }
+
+  @Test func theIdentityOfAnErrorIsItsObjectNotItsValue() {
+    let error: any Error = Reason(name: "a")
+    let copy = error
+    let equal: any Error = Reason(name: "a")
+    #expect(ErrorIdentity(error) == ErrorIdentity(copy), "a copy is the same error object")
+    #expect(ErrorIdentity(error) != ErrorIdentity(equal), "an equal error is another object")
+    let storage = CancelStorage()
+    #expect(!storage.isCancelled(by: ErrorIdentity(error)), "not cancelled yet")
+    _ = storage.cancel(reason: error)
+    #expect(storage.isCancelled(by: ErrorIdentity(copy)), "cancelled with that very error")
+    #expect(!storage.isCancelled(by: ErrorIdentity(equal)), "not with an equal one")
+    let closed = CancelStorage()
+    _ = closed.close()
+    #expect(!closed.isCancelled(by: ErrorIdentity(error)), "a closed source was cancelled by nothing")
+  }
+
   @Test func exactlyOneOfTwoRacingRaisesReportsIt() {
     let winners = Counter()
     race(

@@ -19,6 +19,34 @@ func isPMKCancelled(_ error: Error?) -> Bool {
 
 @Suite("Cancellable promises: contexts and initializers")
 struct CancellationTests {
+  /// A task whose cancel ends its work with an error of its own, as a cancelled download does.
+  final class FailingTask: CancellableTask {
+    let fail: @Sendable () -> Void
+    let cancels = Counter()
+    init(_ fail: @escaping @Sendable () -> Void) { self.fail = fail }
+    func cancel() {
+      cancels.increment()
+      fail()
+    }
+    var isCancelled: Bool { cancels.value > 0 }
+  }
+
+  struct WorkError: Error {}
+
+  @Test func aStageHandedAnotherErrorDuringTheCancelIsRejectedWithTheCancelError() {
+    let (root, resolver) = CancellablePromise<Int>.pending()
+    // The task runs first in the cancel and rejects the root with the work's own error, so the
+    // stage receives that error while the cancel is under way: the cancel error still wins there.
+    root.appendCancellableTask(FailingTask { resolver.reject(WorkError()) }, reject: nil)
+    let stage = root.map(on: nil) { $0 + 1 }
+    let next = stage.map(on: nil) { $0 + 1 }
+    root.cancel(error: TestError())
+    #expect(root.error is WorkError, "the root was settled by its work before the cancel reached it")
+    #expect(stage.error is TestError, "the stage gets the cancel error, not the error it was handed")
+    #expect(next.error is TestError, "and passes it on")
+    #expect(stage.isCancelled)
+  }
+
   @Test func cancellableWrapsPromiseAndGuaranteeWhileTheUnderlyingKeepsRunning() {
     let (promise, resolver) = Promise<Int>.pending()
     let wrappers = [cancellable(promise), promise.cancellize(), promise.asCancellable()]

@@ -76,6 +76,11 @@ public final class CancelContext: Cancellable, Sendable {
   /// Whether ``cancel(error:)`` was called (even if the chain had already finished).
   @inlinable public var cancelAttempted: Bool { source.isCancelled }
 
+  /// Whether the chain was cancelled with the error `error` identifies (that very error object).
+  /// Lock-free: a stage passing a cancel down the chain checks that the error it was handed is the
+  /// cancel error before keeping it.
+  @inlinable func isCancelled(by error: ErrorIdentity) -> Bool { source.isCancelled(by: error) }
+
   /// The error the chain was cancelled with (the first one), or `nil`.
   public var cancelledError: Error? { source.reason }
 

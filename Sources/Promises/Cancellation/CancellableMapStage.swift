@@ -71,16 +71,22 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// Called once with the parent's result, on the resolving thread. Returns whether the caller
   /// hands this stage's delivery back (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+  func receive(_ result: consuming Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let (transform, context) = takeWork() else { return false }
-    switch result {
+    switch consume result {
     case .success(let value):
       guard !context.cancelAttempted else { return false }
       return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
       // Checked before the failure is wrapped again: a cancel passes through a long chain here.
-      if context.cancelAttempted { return settleCancelled(in: context, handingBackOn: queue) }
-      return settle(.failure(error), handingBackOn: queue)
+      guard context.cancelAttempted else { return settle(.failure(error), handingBackOn: queue) }
+      // The parent was rejected by this cancel (the way a cancel passes down a chain) when its
+      // error is the cancel error itself: keep it rather than read the reason again. Any other
+      // error loses to the cancel error.
+      guard context.isCancelled(by: ErrorIdentity(error)) else {
+        return settleCancelled(in: context, handingBackOn: queue)
+      }
+      return settleCancelled(with: error, in: context, handingBackOn: queue)
     }
   }
 
@@ -99,6 +105,16 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let reason = context.cancelledError else { return false }
+    return settleCancelled(with: reason, in: context, handingBackOn: queue)
+  }
+
+  /// ``settleCancelled(in:handingBackOn:)`` with the chain's cancel error at hand.
+  @inlinable
+  func settleCancelled(
+    with reason: consuming any Error, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?
+  )
+    -> Bool
+  {
     // `CancelContext.reject(_:cancelledWith:)` with a hand-back. Routing this through one shared
     // function (with an optional queue) measured 46 instructions and a retain/release pair more
     // per stage of a cancelled chain, the path still short of its target; keep the two in step.

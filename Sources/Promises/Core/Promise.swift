@@ -260,7 +260,9 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
       // The callback's cases are matched here, in one pattern with the delivery's: binding the
       // callback first and switching over it again copied its payload (a retain and a release).
       case .one(.stage(let stage, let receive)):
-        if let ready = receive(consume stage, value, queue) { Self.pass(ready, to: &handBack) }
+        // The only callback also takes this delivery's copy of the value (a stage rejected by a
+        // cancel keeps the error it is handed: no retain and release of it here).
+        if let ready = receive(consume stage, consume value, queue) { Self.pass(ready, to: &handBack) }
       case .one(.run(let body)):
         body(value)
       case .batch(var batch):

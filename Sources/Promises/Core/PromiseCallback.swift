@@ -16,7 +16,8 @@ enum PromiseCallback<Value: Sendable>: Sendable {
   /// retain of their own. (A closure capturing the stage could not hand its context over: its
   /// caller releases it after the call, and the stage would retain itself again.)
   case stage(
-    AnyObject & Sendable, @Sendable (_ stage: consuming AnyObject, Value, ThreadDeliveryQueue?) -> ReadyDelivery?)
+    AnyObject & Sendable,
+    @Sendable (_ stage: consuming AnyObject, consuming Value, ThreadDeliveryQueue?) -> ReadyDelivery?)
 
   /// Performs the callback. Called after unlocking, never under a lock.
   ///
