@@ -41,9 +41,11 @@ open class _CancelMember: @unchecked Sendable {
   @usableFromInline @exclusivity(unchecked) final var previous: Unmanaged<_CancelMember>?
   /// Whether the member is in its source's list right now.
   @usableFromInline @exclusivity(unchecked) final var isLinked = false
-  /// Set when the member leaves (its promise settled), even if a cancel has already taken the
-  /// list: the cancel then skips it instead of calling `cancelAction` for nothing. A hint only
-  /// (`cancelAction` must be harmless on a member that left), so relaxed ordering suffices.
+  /// Set when the member leaves (its promise settled) after a cancel took the list: the cancel then
+  /// skips it instead of calling `cancelAction` for nothing (`cancelAction` must be harmless on a
+  /// member that left, since the cancel may read it before it is set). It is also the leaving
+  /// thread's last access to the member and its source: seeing it, the cancel may release both,
+  /// so it is stored releasing and loaded acquiring (see `CancelStorage.removeMember(_:)`).
   @usableFromInline package final let hasLeft = Atomic<Bool>(false)
 
   /// A member of `source` that `cancelAction` cancels (it gets this object back). The subclass

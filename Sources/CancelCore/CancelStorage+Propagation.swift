@@ -52,7 +52,9 @@ extension CancelStorage {
     // `reason` is bound once, outside the loop: a binding per member would retain and release the
     // shared error once per member.
     while let member = members.popOldest() {
-      if !member.hasLeft.load(ordering: .relaxed) { member.cancelAction(member, reason) }
+      // Acquiring: a member that left may be released here, and with it (through its owner) the
+      // source the leaving thread was still reading just before it set `hasLeft`.
+      if !member.hasLeft.load(ordering: .acquiring) { member.cancelAction(member, reason) }
     }
   }
 }

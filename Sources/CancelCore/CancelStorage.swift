@@ -150,15 +150,18 @@ package final class CancelStorage: @unchecked Sendable {
   ///
   /// Returns the list's reference to the member (`nil` if it was not waiting), for the caller to
   /// release outside any lock it holds: releasing a member can run its `deinit`, and through it
-  /// user code. Once a cancel took the list, the member's last access here is the `hasLeft` store
-  /// (the cancel may release the member as soon as it sees it).
+  /// user code.
   @discardableResult
   @usableFromInline package func removeMember(_ member: _CancelMember) -> _CancelMember? {
-    member.hasLeft.store(true, ordering: .relaxed)
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
-    guard !isCompleted else { return nil }
-    return lock.withLock { machine.removeMember(member) }
+    if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
+    // Not in the list: a cancel may have taken it. The last access to the member *and to this
+    // source*: once that cancel sees `hasLeft`, it may release the member, and with it (through
+    // the member's owner, which may hold the last reference to this source's owner) this source.
+    // Releasing, paired with the cancel's acquiring load, so that every access above comes first.
+    member.hasLeft.store(true, ordering: .releasing)
+    return nil
   }
 
   // MARK: Ending

@@ -1,5 +1,6 @@
 import Dispatch
 import Promises
+import Synchronization
 import TestSupport
 import Testing
 
@@ -90,6 +91,44 @@ struct CancellationStressTests {
     init() {
       let (member, resolver) = CancellablePromise<Int>.pending()
       (context, promise, self.resolver) = (member.cancelContext, member.promise, resolver)
+    }
+  }
+
+  /// A member whose only outside reference the cancelling thread takes: once its cancel returns,
+  /// that thread drops the member, and with it the context and the context's source, while the
+  /// settling thread (which holds only the resolver) may still be leaving that source.
+  final class MemberHandedToTheCanceller: Sendable {
+    let member: Mutex<CancellablePromise<Int>?>
+    let promise: Promise<Int>
+    let resolver: Resolver<Int>
+    /// Whether the cancel rejected the member, read by the cancelling thread before it let go.
+    let cancelRejected = Recorder<Bool>()
+
+    init() {
+      let (member, resolver) = CancellablePromise<Int>.pending()
+      (promise, self.resolver) = (member.promise, resolver)
+      self.member = Mutex(member)
+    }
+
+    func cancelAndLetGo() {
+      guard let member = member.withLock({ $0.take() }) else { return }
+      member.cancel()
+      cancelRejected.record(member.isCancelled)
+    }
+  }
+
+  @Test func theCancellingThreadDropsTheLastReferenceWhileTheMemberLeaves() {
+    race(iterations: Stress.iterations(100_000)) {
+      MemberHandedToTheCanceller()
+    } _: { handed in
+      handed.resolver.fulfill(1)
+    } _: { handed in
+      handed.cancelAndLetGo()
+    } check: { handed in
+      let fulfilled = handed.promise.value == 1
+      let cancelled = isPMKCancelled(handed.promise.error)
+      #expect(fulfilled != cancelled, "the member ends in exactly one of fulfilled or cancelled")
+      #expect(handed.cancelRejected.values == [cancelled], "isCancelled only when the cancel rejected it")
     }
   }
 
