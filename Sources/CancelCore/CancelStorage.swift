@@ -66,9 +66,9 @@ package final class CancelStorage: @unchecked Sendable {
     return cancelledReason
   }
 
-  /// Whether the source was cancelled with the error `error` identifies (the same error object, not an equal
-  /// one): two atomic loads, no lock, no copy of the reason. A facade passing a cancel along a
-  /// chain uses it to keep an error it already holds instead of reading the reason again.
+  /// Whether the source was cancelled with the error `error` identifies (the same error object,
+  /// not an equal one): two atomic loads, no lock, no copy of the reason. A facade passing a cancel
+  /// along a chain uses it to keep an error it already holds instead of reading the reason again.
   @inlinable package func isCancelled(by error: ErrorIdentity) -> Bool {
     isCancelled && reasonIdentity.load(ordering: .relaxed) == error.bits
   }

@@ -3,8 +3,9 @@ import Dispatch
 /// The promise behind a member that `map` adds to a cancellable chain (and `compactMap`, `done`
 /// and `get`, which are built on it): the member's promise and its transform in one object.
 ///
-/// Like ``MapStage``, it waits in its parent's callbacks as itself (``PromiseCallback/stage(_:_:)``), so the
-/// stage allocates no closure context; a member costs this object and its ``CancellablePromise``.
+/// Like ``MapStage``, it waits in its parent's callbacks as itself
+/// (``PromiseCallback/stage(_:_:)``), so the stage allocates no closure context; a member costs
+/// this object and its ``CancellablePromise``.
 @usableFromInline
 final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `transform` and `context` are written before the stage is
@@ -62,6 +63,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
     return member
   }
 
+  /// Takes (and so releases from the stage) the transform and the context; `nil` if taken before.
   @inlinable
   func takeWork() -> (@Sendable (Input) throws -> T, CancelContext)? {
     guard let transform = transform.take(), let context = context.take() else { return nil }

@@ -3,12 +3,12 @@ import Dispatch
 /// The promise `map` returns (and `compactMap`, `done` and `get`, which are built on it): the
 /// derived promise and its transform in one object.
 ///
-/// It waits in its parent's callbacks as itself (``PromiseCallback/stage(_:_:)``): a
-/// synchronous (`on: nil`) stage on a ``Promise`` costs one allocation instead of two (the promise
-/// plus a context holding the transform and the promise), and an `Int` stage stays within the
-/// allocator's 128-byte fast bins. (A stage with a
-/// queue keeps the queue in its parent's closure, and a stage on another thenable waits through
-/// its `pipe`: both allocate a closure context, as dispatching allocates anyway.)
+/// It waits in its parent's callbacks as itself (``PromiseCallback/stage(_:_:)``): a synchronous
+/// (`on: nil`) stage on a ``Promise`` costs one allocation instead of two (the promise plus a
+/// context holding the transform and the promise), and an `Int` stage stays within the allocator's
+/// 128-byte fast bins. (A stage with a queue keeps the queue in its parent's closure, and a stage
+/// on another thenable waits through its `pipe`: both allocate a closure context, as dispatching
+/// allocates anyway.)
 @usableFromInline
 final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `transform` is written by the initializer and taken once by
@@ -70,6 +70,7 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
     }
   }
 
+  /// Runs `transform` (taking it) and settles with what it returns or throws.
   @inlinable
   func run(_ value: Input) {
     guard let transform = transform.take() else { return }

@@ -38,6 +38,8 @@ enum PromiseCallback<Value: Sendable>: Sendable {
   }
 }
 
+/// `DispatchWorkItemFlags` as a `Sendable` value, so that handlers (which are `@Sendable`) can
+/// capture the `flags:` argument. (Dispatch's option set is a plain `UInt` but is not annotated.)
 @usableFromInline
 struct DispatchFlags: Sendable {
   @usableFromInline let rawValue: UInt?
