@@ -47,6 +47,9 @@ struct JoinStateMachineTests {
     #expect(sources[0].signal.storage.registrationCount == 0)
     #expect(sources[2].signal.storage.registrationCount == 0)
     #expect(sources[1].signal.storage.registrationCount == 1, "its handler is the one running")
+    // The sources must outlive the checks: in a release build the array may otherwise be freed as
+    // soon as the last check took its signal, and a freed `CancelSource` closes its source.
+    withExtendedLifetime(sources) {}
   }
 
   @Test func aHandleAdoptedAfterTheDecisionIsHandedBackAndOneThatRanIsIgnored() {
