@@ -11,10 +11,16 @@ let package = Package(
     .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
   ],
   targets: [
+    .target(
+      name: "MachineFloor",
+      dependencies: [.product(name: "Benchmark", package: "benchmark")],
+      path: "Benchmarks/MachineFloor"
+    ),
     .executableTarget(
       name: "CoreBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
+        "MachineFloor",
         .product(name: "CancelCore", package: "swift-cancellation"),
       ],
       path: "Benchmarks/CoreBenchmarks",
@@ -24,6 +30,7 @@ let package = Package(
       name: "TokensBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
+        "MachineFloor",
         .product(name: "Tokens", package: "swift-cancellation"),
       ],
       path: "Benchmarks/TokensBenchmarks",
@@ -33,6 +40,7 @@ let package = Package(
       name: "AdaptersBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
+        "MachineFloor",
         .product(name: "Adapters", package: "swift-cancellation"),
         .product(name: "Futures", package: "swift-cancellation"),
         .product(name: "Promises", package: "swift-cancellation"),
@@ -45,6 +53,7 @@ let package = Package(
       name: "FuturesBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
+        "MachineFloor",
         .product(name: "Futures", package: "swift-cancellation"),
       ],
       path: "Benchmarks/FuturesBenchmarks",
@@ -54,6 +63,7 @@ let package = Package(
       name: "PromisesBenchmarks",
       dependencies: [
         .product(name: "Benchmark", package: "benchmark"),
+        "MachineFloor",
         .product(name: "Promises", package: "swift-cancellation"),
       ],
       path: "Benchmarks/PromisesBenchmarks",

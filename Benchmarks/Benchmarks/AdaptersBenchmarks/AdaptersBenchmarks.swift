@@ -1,6 +1,7 @@
 import Adapters
 import Benchmark
 import Futures
+import MachineFloor
 import Promises
 import Synchronization
 import Tokens
@@ -19,6 +20,8 @@ let benchmarks: @Sendable () -> Void = {
     maxIterations: 1_000
   )
 
+  registerMachineFloor()  // the `floor:` benchmark: see MachineFloor
+
   // MARK: entering and leaving a cancellation scope
 
   Benchmark("enter+exit: withCancellationToken") { benchmark async in
@@ -31,12 +34,17 @@ let benchmarks: @Sendable () -> Void = {
   }
   Benchmark("enter+exit: withTaskCancellationToken") { benchmark async in
     for index in benchmark.scaledIterations {
-      await withTaskCancellationToken { token in blackHole(token); blackHole(index) }
+      await withTaskCancellationToken { token in
+        blackHole(token); blackHole(index)
+      }
     }
   }
   Benchmark("enter+exit: baseline withTaskCancellationHandler") { benchmark async in
     for index in benchmark.scaledIterations {
-      await withTaskCancellationHandler { blackHole(index) } onCancel: {}
+      await withTaskCancellationHandler {
+        blackHole(index)
+      } onCancel: {
+      }
     }
   }
   Benchmark("enter+exit: baseline withTaskCancellationHandler + continuation") { benchmark async in
@@ -46,7 +54,8 @@ let benchmarks: @Sendable () -> Void = {
           blackHole(index)
           continuation.resume()
         }
-      } onCancel: {}
+      } onCancel: {
+      }
     }
   }
 
@@ -89,7 +98,8 @@ let benchmarks: @Sendable () -> Void = {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
           continuation.resume(returning: index)
         }
-      } onCancel: {}
+      } onCancel: {
+      }
       blackHole(value)
     }
   }
@@ -101,7 +111,8 @@ let benchmarks: @Sendable () -> Void = {
         await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
           box.set(continuation)
         }
-      } onCancel: {}
+      } onCancel: {
+      }
       box.resume(returning: index)
       blackHole(await value)
     }

@@ -1,5 +1,6 @@
 import Benchmark
 import CancelCore
+import MachineFloor
 
 // Every benchmark scales its loop by 1,000 (`scalingFactor: .kilo`): the figures marked `*` in the
 // output are per operation. Objects escape through `blackHole` so none is stack-promoted.
@@ -12,6 +13,8 @@ let benchmarks: @Sendable () -> Void = {
     maxDuration: .seconds(2),
     maxIterations: 1_000
   )
+
+  registerMachineFloor()  // the `floor:` benchmark: see MachineFloor
 
   // MARK: isCancelled
 

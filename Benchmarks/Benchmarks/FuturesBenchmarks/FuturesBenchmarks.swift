@@ -1,5 +1,6 @@
 import Benchmark
 import Futures
+import MachineFloor
 import Synchronization
 
 // Each Futures operation is measured beside a baseline in the same run: a bare settle-once cell
@@ -18,17 +19,7 @@ let benchmarks: @Sendable () -> Void = {
     maxIterations: 1_000
   )
 
-  // MARK: the machine's floor
-
-  // `../shared/PERFORMANCE.md` measured a small final class alloc+free at 49 ns on the machine the
-  // targets were set on. Measured here in the same run, it says how fast this machine is today:
-  // absolute times drift 1.2–1.8× between VM instances, so a figure against an absolute target is
-  // also read scaled by 49 ns / this floor.
-  Benchmark("floor: small final class alloc+free") { benchmark in
-    for _ in benchmark.scaledIterations {
-      blackHole(FloorObject())
-    }
-  }
+  registerMachineFloor()  // the `floor:` benchmark: see MachineFloor
 
   // MARK: create + complete + free
 
@@ -132,9 +123,4 @@ final class BareCell: Sendable {
     }
     if let now { callback(now) }
   }
-}
-
-/// The floor benchmark's object: the smallest final class, as in `../shared/PERFORMANCE.md`.
-final class FloorObject {
-  var value = 0
 }

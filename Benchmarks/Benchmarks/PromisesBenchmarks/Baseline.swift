@@ -50,8 +50,3 @@ final class MutexPromise<Value: Sendable>: Sendable {
     return next
   }
 }
-
-/// The floor benchmark's object: the smallest final class, as in `../shared/PERFORMANCE.md`.
-final class FloorObject {
-  var value = 0
-}

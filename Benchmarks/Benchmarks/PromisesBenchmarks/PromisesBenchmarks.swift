@@ -1,4 +1,5 @@
 import Benchmark
+import MachineFloor
 import Promises
 
 // Every Promises operation is measured beside a baseline in the same run: the hand-written
@@ -15,17 +16,7 @@ let benchmarks: @Sendable () -> Void = {
     maxIterations: 1_000
   )
 
-  // MARK: the machine's floor
-
-  // `../shared/PERFORMANCE.md` measured a small final class alloc+free at 49 ns on the machine the
-  // targets were set on. Measured here in the same run, it says how fast this machine is today:
-  // absolute times drift 1.2–1.8× between VM instances, so a figure against an absolute target is
-  // also read scaled by 49 ns / this floor.
-  Benchmark("floor: small final class alloc+free") { benchmark in
-    for _ in benchmark.scaledIterations {
-      blackHole(FloorObject())
-    }
-  }
+  registerMachineFloor()  // the `floor:` benchmark: see MachineFloor
 
   // MARK: create + fulfil
 

@@ -1,4 +1,5 @@
 import Benchmark
+import MachineFloor
 import Tokens
 
 // Each facade operation is measured beside the core operation it is built on, in the same run,
@@ -14,6 +15,8 @@ let benchmarks: @Sendable () -> Void = {
     maxDuration: .seconds(2),
     maxIterations: 1_000
   )
+
+  registerMachineFloor()  // the `floor:` benchmark: see MachineFloor
 
   // MARK: create + cancel + free
 

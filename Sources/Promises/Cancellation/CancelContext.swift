@@ -93,6 +93,19 @@ public final class CancelContext: Cancellable, Sendable {
     if source.addMember(member) { member.promise.attachMember(member) }
   }
 
+  /// Settles `promise` (a member of this chain) with `result`, or with the cancel error if this
+  /// chain's cancel has started: a cancel counts from the moment it flips the context, even before
+  /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
+  /// follows, or a stage's body may return while the cancel runs).
+  @inlinable
+  func settle<T>(_ promise: Promise<T>, with result: Result<T, Error>) {
+    if cancelAttempted, let reason = cancelledError {
+      reject(promise, cancelledWith: reason)
+    } else {
+      promise.settle(result)
+    }
+  }
+
   /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
   /// ``isCancelled`` reports) **before** delivering it, so a handler of the member that runs
   /// synchronously already sees ``isCancelled``. Returns whether this call settled the promise.

@@ -46,7 +46,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
           queue.async(flags) { self.run(value) }
         case .failure(let error):
           guard let (_, context) = takeWork() else { return }
-          settleMember(.failure(error), in: context)
+          context.settle(self, with: .failure(error))
         }
       }
     } else {
@@ -92,7 +92,8 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
     }
   }
 
-  /// `settleMember(_:in:)`, handing this stage's delivery back when it may.
+  /// `CancelContext.settle(_:with:)` (the cancel error wins once a cancel started) for this stage,
+  /// handing its delivery back when it may.
   @inlinable
   func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
     -> Bool
@@ -135,16 +136,6 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func run(_ value: Input) {
     guard let (transform, context) = takeWork(), !context.cancelAttempted else { return }
-    settleMember(Result { try transform(value) }, in: context)
-  }
-
-  /// `CancellablePromise.settle(_:)` for this member: the cancel error wins once a cancel started.
-  @inlinable
-  func settleMember(_ result: Result<T, Error>, in context: CancelContext) {
-    if context.cancelAttempted, let reason = context.cancelledError {
-      context.reject(self, cancelledWith: reason)
-    } else {
-      settle(result)
-    }
+    context.settle(self, with: Result { try transform(value) })
   }
 }

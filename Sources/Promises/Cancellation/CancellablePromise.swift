@@ -190,16 +190,10 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   public var result: Result<T, Error>? { promise.result }
 
   /// Settles this member with `result`, or with the cancel error if the chain's cancel has
-  /// started: a cancel counts from the moment it flips the context, even before its handler
-  /// reached this member (the tasks are cancelled first, and one may resolve the work this member
-  /// follows).
+  /// started (see `CancelContext.settle(_:with:)`).
   @inlinable
   func settle(_ result: Result<T, Error>) {
-    if cancelContext.cancelAttempted, let reason = cancelContext.cancelledError {
-      cancelContext.reject(promise, cancelledWith: reason)
-    } else {
-      promise.settle(result)
-    }
+    cancelContext.settle(promise, with: result)
   }
 
   /// The underlying promise (the member itself: cancelling the chain rejects it).
