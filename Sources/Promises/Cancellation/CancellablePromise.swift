@@ -141,7 +141,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     let resolver = Resolver(promise)
     do {
       let cancel = try body(resolver)
-      cancelContext.append(task: CancelHandlerTask(cancel), reject: nil)
+      // A handler of the context: the core runs it exactly once, before the members are rejected.
+      cancelContext.append(task: nil, reject: { _ in cancel() })
     } catch {
       resolver.reject(error)
     }
@@ -155,7 +156,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   ///   - cancel: stops the work behind `promise`.
   public convenience init(using promise: Promise<T>, cancel: @escaping @Sendable () -> Void) {
     self.init(promise, cancelContext: CancelContext())
-    cancelContext.append(task: CancelHandlerTask(cancel), reject: nil)
+    cancelContext.append(task: nil, reject: { _ in cancel() })
   }
 
   /// CancellablePromiseKit's wrapper form: `body` gets a `cancelPromise` that **rejects** (with
@@ -208,20 +209,4 @@ extension CancellablePromise where T == Void {
     self.init(member: Promise<Void>(), context: CancelContext())
     cancelContext.append(task: task, reject: nil)
   }
-}
-
-/// A cancel handler closure as a ``CancellableTask``.
-struct CancelHandlerTask: CancellableTask {
-  let handler: @Sendable () -> Void
-  let cancelled = CancelStorage()
-
-  init(_ handler: @escaping @Sendable () -> Void) {
-    self.handler = handler
-  }
-
-  func cancel() {
-    if cancelled.cancel(reason: PMKError.cancelled) { handler() }
-  }
-
-  var isCancelled: Bool { cancelled.isCancelled }
 }
