@@ -160,11 +160,14 @@ public class _FutureCore: @unchecked Sendable {
   ///
   /// - Parameter claim: whether this is the producer's completion, which loses once the producer
   ///   already handed the future to another one (``Completion/completeUsing(_:)``).
+  /// - Parameter detachUpstream: remove this future's callbacks from the futures it was waiting
+  ///   on; for `using`, the future it was handed over to before (a request handler's answer
+  ///   replaces an earlier hand-over).
   @discardableResult @usableFromInline
   final func apply(_ completion: ErasedCompletion, claim: Bool, detachUpstream: Bool) -> Bool {
     switch completion {
     case .result(let result): return settle(result, detachUpstream: detachUpstream, unlessClaimed: claim)
-    case .using(let other): return bind(to: other, claim: claim)
+    case .using(let other): return bind(to: other, claim: claim, replacing: detachUpstream)
     }
   }
 
@@ -188,11 +191,19 @@ public class _FutureCore: @unchecked Sendable {
   /// Completes this future with whatever `source` ends with; requests made meanwhile are
   /// forwarded to `source`.
   ///
+  /// A hand-over that would close a cycle (`source` is this future, or waits on it through other
+  /// futures, at most `cycleSearchLimit` of them) fails this future with ``CompletionCycleError``
+  /// instead, and with it every future of the would-be cycle that waits on this one: nothing else
+  /// could ever complete them. The check runs after the link is made, so of two hand-overs racing
+  /// to close a cycle, the later one to finish linking sees it.
+  ///
+  /// - Parameter replacing: remove this future's callback from the future it was handed over to
+  ///   before, and forward the requests it got to `source` (a request handler's answer, which
+  ///   replaces an earlier hand-over).
   /// - Returns: `false` if `claim` and the producer had already completed or handed the future
-  ///   over, or if `source` is this future.
+  ///   over.
   @usableFromInline
-  final func bind(to source: _FutureCore, claim: Bool) -> Bool {
-    guard source !== self else { return false }
+  final func bind(to source: _FutureCore, claim: Bool, replacing: Bool = false) -> Bool {
     if claim {
       let claimed = lock.withLock { () -> Bool in
         guard !machine.isSettled, !isClaimed else { return false }
@@ -201,21 +212,76 @@ public class _FutureCore: @unchecked Sendable {
       }
       guard claimed else { return false }
     }
+    if source === self {
+      settle(.fail(CompletionCycleError()), detachUpstream: true)
+      return true
+    }
     guard let key = source.observe(.forward(to: self)) else { return true }
     var replaced = Upstream.none
     let outcome = lock.withLock { () -> (settled: Bool, pending: CancellationOptions?) in
       if machine.isSettled { return (true, nil) }
       replaced = upstream
       upstream = .one(source, key)
-      return (false, extras?.unforwarded.take())
+      var pending = extras?.unforwarded.take()
+      if replacing, case .one = replaced, let requested = requestedOptions {
+        pending = requested.union(pending ?? []).subtracting(.forceThisFutureToBeCancelledImmediately)
+      }
+      return (false, pending)
     }
     if outcome.settled {
       source.removeConsumer(key)
+      return true
+    }
+    if replacing { replaced.removeConsumers() }
+    if source.waitsOn(self) {
+      settle(.fail(CompletionCycleError()), detachUpstream: true)
     } else if let options = outcome.pending {
-      driveRequest(RequestHop(from: self, to: source, key: key, options: options))
+      driveRequest(RequestHop(from: self, to: source, key: key, options: options), processed: self)
     }
     _ = replaced
     return true
+  }
+
+  /// Whether this future is `target` or waits on it, directly or through other futures (the
+  /// links requests travel along). Call it outside any lock.
+  ///
+  /// It looks at most `cycleSearchLimit` futures upstream, so that handing a future over
+  /// stays cheap however long the line of pending futures behind the other one (a line of
+  /// hand-overs built one by one would otherwise cost quadratic time); a cycle longer than that
+  /// is not refused, but a request still never goes round it (see `driveRequest`).
+  ///
+  /// A hand-over usually meets a short line of pending futures, walked without allocating; a
+  /// combinator's inputs take the general walk, which visits each future once.
+  final func waitsOn(_ target: _FutureCore) -> Bool {
+    var node = self
+    for _ in 0..<Self.cycleSearchLimit {
+      if node === target { return true }
+      switch node.lock.withLock({ node.upstream }) {
+      case .none: return false
+      case .one(let next, _): node = next
+      case .many: return node.waitsOnAnyPath(target)
+      }
+    }
+    return false
+  }
+
+  /// How many futures upstream a hand-over looks at for a cycle.
+  static var cycleSearchLimit: Int { 64 }
+
+  /// `waitsOn(_:)` over every path, each future visited once, up to `cycleSearchLimit` futures.
+  private func waitsOnAnyPath(_ target: _FutureCore) -> Bool {
+    var next: [_FutureCore] = [self]
+    var visited = Set<ObjectIdentifier>()
+    while let node = next.popLast(), visited.count < Self.cycleSearchLimit {
+      if node === target { return true }
+      guard visited.insert(ObjectIdentifier(node)).inserted else { continue }
+      switch node.lock.withLock({ node.upstream }) {
+      case .none: break
+      case .one(let parent, _): next.append(parent)
+      case .many(let links): for link in links { next.append(link.node) }
+      }
+    }
+    return false
   }
 
   /// Registers this derived stage on `parent` with `callback` (which runs the stage) and links

@@ -13,7 +13,7 @@ extension Promises.Promise {
   ///   hangs its awaiter), or `CancellationError()` when the awaiting task is cancelled first.
   public func async() async throws -> T {
     if let result { return try result.get() }  // resolved: no suspension, no allocation
-    return try await awaitFirst(of: pipe)
+    return try await awaitFirst(of: self)
   }
 }
 
@@ -56,19 +56,27 @@ extension CancellablePromise {
   }
 }
 
-/// Awaits the first of: the result `subscribe` delivers, or the cancellation of the current task
-/// (then `CancellationError()`). The continuation is resumed exactly once: a core one-shot cell
-/// decides between the two.
-func awaitFirst<T: Sendable>(
-  of subscribe: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
-) async throws -> T {
+/// Awaits the first of: `promise`'s result, or the cancellation of the current task (then
+/// `CancellationError()`). The continuation is resumed exactly once: a core one-shot cell decides
+/// between the two. An await that ends by its task's cancellation takes its callback back out of
+/// the promise, so a long-lived pending promise awaited by many cancelled tasks keeps nothing of
+/// them.
+func awaitFirst<T: Sendable>(of promise: Promises.Promise<T>) async throws -> T {
   let first = SettleCell<Result<T, any Error>>()
-  return try await withTaskCancellationHandler {
-    try await withCheckedThrowingContinuation { continuation in
-      first.observe { continuation.resume(with: $0) }
-      subscribe { first.settle($0) }
+  var key: RegistrationKey?
+  do {
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        first.observe { continuation.resume(with: $0) }
+        key = promise.pipeRemovably { first.settle($0) }
+      }
+    } onCancel: {
+      // Runs under the task's status lock: it only settles the cell; the callback leaves the
+      // promise below, on the awaiting task.
+      first.settle(.failure(CancellationError()))
     }
-  } onCancel: {
-    first.settle(.failure(CancellationError()))
+  } catch {
+    if let key { promise.removeCallback(key) }  // nothing to remove once it ran
+    throw error
   }
 }
