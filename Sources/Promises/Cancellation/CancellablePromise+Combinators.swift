@@ -171,11 +171,17 @@ public func when<T: Sendable>(
 ///   - promise: the work.
 ///   - cancelPromise: rejects when the work should be abandoned.
 /// - Returns: a promise resolved like `promise` or rejected by `cancelPromise`.
+///
+/// Once `promise` resolves, the call leaves `cancelPromise`: a long-lived cancel promise (one per
+/// token or screen, shared by many calls) keeps nothing of the calls that finished.
 public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promise<Void>) -> Promise<T> {
   let result = Promise<T>(pending: ())
-  promise.pipe { result.settle($0) }
-  cancelPromise.pipe { outcome in
+  let key = cancelPromise.pipeRemovably { outcome in
     if case .failure(let error) = outcome { result.settle(.failure(error)) }
+  }
+  promise.pipe { outcome in
+    result.settle(outcome)
+    if let key { cancelPromise.removeCallback(key) }
   }
   return result
 }

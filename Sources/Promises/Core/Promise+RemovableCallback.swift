@@ -29,3 +29,19 @@ extension Promise {
     _ = removed
   }
 }
+
+extension Promise where T == Void {
+  /// A pending promise that another module of the package settles with ``settleFromPackage(_:)``
+  /// and that may be freed while pending without a ``LogEvent/pendingPromiseDeallocated`` report
+  /// (an adapter's promise nobody waits for any more).
+  package static func pendingQuietly() -> Promise<Void> {
+    Promise(pending: ())
+  }
+}
+
+extension Promise {
+  /// Settles this promise, unless it already settled: for the package's adapters.
+  package final func settleFromPackage(_ result: Result<T, Error>) {
+    settle(result)
+  }
+}
