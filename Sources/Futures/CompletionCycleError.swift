@@ -10,6 +10,7 @@ public struct CompletionCycleError: Error, Sendable, Equatable, CustomStringConv
   /// The error.
   public init() {}
 
+  /// What went wrong, for logs.
   public var description: String {
     "CompletionCycleError: a future was handed over (completeUsing) to a future that waits on it"
   }
