@@ -6,7 +6,9 @@ extension Promises.Promise {
   ///
   /// A plain promise cannot be cancelled, so cancelling the awaiting task does not stop it: the
   /// await throws `CancellationError()` at once, without waiting for the promise, which goes on
-  /// resolving for its other handlers. (Use a `CancellablePromise` to stop the work too.)
+  /// resolving for its other handlers. The cancelled await takes its callback back out of the
+  /// promise, so a long-lived pending promise keeps nothing of awaits that were cancelled. (Use a
+  /// `CancellablePromise` to stop the work too.)
   ///
   /// - Returns: the value of a fulfilled promise.
   /// - Throws: the error of a rejected promise (`PMKError.cancelled` for a cancelled one: it never
