@@ -29,10 +29,15 @@ public func firstly<T: Sendable>(execute body: () -> Guarantee<T>) -> Guarantee<
 /// A guarantee resolved after `seconds`, on a global queue (its handlers then run on their own
 /// queues). `cancellable(after(seconds:))` stops the timer when cancelled.
 ///
+/// Any value is accepted: a negative delay, negative infinity and NaN mean no delay (the guarantee
+/// resolves at once, on the timer's queue); positive infinity, or a delay longer than a `Duration`
+/// holds, means never (the guarantee stays pending, and no timer is started).
+///
 /// - Parameter seconds: the delay.
 /// - Returns: a guarantee resolved after the delay.
 public func after(seconds: TimeInterval) -> Guarantee<Void> {
-  after(.nanoseconds(Int(clamping: Int64((seconds * 1e9).rounded()))), scheduler: .dispatch)
+  guard let delay = Duration.delay(seconds: seconds) else { return Guarantee<Void>(pending: ()) }
+  return after(delay, scheduler: .dispatch)
 }
 
 /// A guarantee resolved after `interval`. See ``after(seconds:)``.
