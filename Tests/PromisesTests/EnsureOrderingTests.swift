@@ -100,6 +100,38 @@ struct EnsureOrderingTests {
     #expect(!tail.cancelAttempted)
   }
 
+  /// A chain with a clean-up, and what the stage after it saw.
+  struct CleanedChain: Sendable {
+    let root: CancellablePromise<Int>
+    let resolver: Resolver<Int>
+    let tail: CancellablePromise<Int>
+    let cleaned = Counter()
+    let seenByTail = Recorder<Int>()
+
+    init() {
+      (root, resolver) = CancellablePromise<Int>.pending()
+      let cleaned = cleaned
+      let seen = seenByTail
+      tail = root.ensure(on: nil) { cleaned.increment() }.map(on: nil) { $0 + 1 }
+      tail.promise.pipe { _ in seen.record(cleaned.value) }
+    }
+  }
+
+  @Test func aCancelRacingTheFulfilmentNeverReachesTheStageAfterTheCleanupFirst() {
+    race(iterations: Stress.iterations(20_000)) { () -> CleanedChain in
+      CleanedChain()
+    } _: { (chain: CleanedChain) in
+      chain.tail.cancel()
+    } _: { (chain: CleanedChain) in
+      chain.resolver.fulfill(1)
+    } check: { (chain: CleanedChain) in
+      #expect(chain.cleaned.value == 1, "the clean-up ran exactly once")
+      #expect(chain.seenByTail.values == [1], "the stage after it settled once, after the clean-up")
+      #expect((chain.tail.value == 2) != isPMKCancelled(chain.tail.error), "fulfilled or cancelled")
+      #expect(chain.tail.cancelAttempted)
+    }
+  }
+
   @Test func aCancelAfterTheChainFinishedRejectsNothing() {
     let (root, resolver) = CancellablePromise<Int>.pending()
     let tail = root.ensure(on: nil) {}.map(on: nil) { $0 + 1 }

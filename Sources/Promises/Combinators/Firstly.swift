@@ -94,14 +94,19 @@ struct AfterTimerTask: CancellableTask {
 ///
 /// On the main thread it runs the main run loop (which also drains the main queue, where handlers
 /// run by default) until the promise resolves; on any other thread it blocks like
-/// ``Promise/wait()``. For command-line tools and scripts.
+/// ``Promise/wait()``. Inside a handler, it first runs the handlers this thread queued (see
+/// ``Promise/wait()``). For command-line tools and scripts.
 ///
 /// - Parameter promise: the promise to wait for.
 /// - Returns: its value.
 public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
   if Thread.isMainThread {
+    // Inside a handler, what this thread queued (also by handlers the run loop ran meanwhile)
+    // runs here: see `Promise.wait()`.
+    SettleDelivery.runQueuedDeliveries()
     while promise.isPending {
       _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+      SettleDelivery.runQueuedDeliveries()
     }
     return try promise.result!.get()
   }
@@ -114,8 +119,12 @@ public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
 /// - Returns: its value.
 public func hang<T: Sendable>(_ guarantee: Guarantee<T>) -> T {
   if Thread.isMainThread {
+    // Inside a handler, what this thread queued (also by handlers the run loop ran meanwhile)
+    // runs here: see `Promise.wait()`.
+    SettleDelivery.runQueuedDeliveries()
     while guarantee.value == nil {
       _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+      SettleDelivery.runQueuedDeliveries()
     }
     return guarantee.value!
   }

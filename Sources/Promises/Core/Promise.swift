@@ -302,6 +302,9 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
         body(value)
       case .batch(var batch):
         while let callback = batch.popOldest() {
+          // A callback may run user code that waits for the stage held to hand back: queue it
+          // first instead (the order stays the same), where a wait can run it.
+          if let held = handBack.take() { queue.enqueueFirst(held) }
           switch consume callback {
           case .stage(let stage, let receive):
             if let ready = receive(consume stage, value, queue) { Self.pass(ready, to: &handBack) }
@@ -342,6 +345,10 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// the queue that must resolve this promise (for example on the main thread when the promise is
   /// resolved by a handler on the main queue). It is meant for command-line tools and tests; in
   /// an app prefer chaining.
+  ///
+  /// Called inside a handler (`on: nil`, or any callback this package is running), it first runs
+  /// the deliveries this thread queued while the handler ran, so waiting for a stage that the
+  /// handler itself settled (directly or by a cancel) returns at once instead of deadlocking.
   ///
   /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
   public final func wait() throws -> T {
