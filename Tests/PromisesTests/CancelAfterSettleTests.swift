@@ -64,6 +64,28 @@ struct CancelAfterSettleTests {
     #expect(task.cancels.value == 0, "every one of these had settled before the cancel")
   }
 
+  @Test func aSettledMembersTaskAndHandlerAreReleasedWhileTheChainLives() {
+    let box = ResolverBox<Int>()
+    let handlerBox = ResolverBox<Int>()
+    let (promise, task, handler) = { () -> (CancellablePromise<Int>, WeakBox<CountingTask>, WeakBox<Tracked>) in
+      let task = CountingTask()
+      let tracked = Tracked()
+      let promise = CancellablePromise<Int>(task: task) { box.resolver = $0 }
+      _ = CancellablePromise<Int> { resolver in
+        handlerBox.resolver = resolver
+        return { withExtendedLifetime(tracked) {} }
+      }
+      return (promise, WeakBox(task), WeakBox(tracked))
+    }()
+    let tail = promise.map(on: nil) { $0 }
+    #expect(task.value != nil)
+    box.resolver?.fulfill(1)
+    handlerBox.resolver?.fulfill(1)
+    #expect(task.value == nil, "the task left the chain with its work")
+    #expect(handler.value == nil, "so did the cancel handler")
+    withExtendedLifetime(tail) {}
+  }
+
   @Test func aPendingMembersTaskIsStillCancelledOnce() {
     let task = CountingTask()
     let promise = CancellablePromise<Int>(task: task) { _ in }

@@ -207,9 +207,14 @@ public final class CancelContext: CancellableWithReason, Sendable {
   ) {
     guard task != nil || reject != nil else { return }
     guard cancelStarted || work.isPending else { return }
+    // `work` is held weakly: its callback below holds the registration (and so the source), and a
+    // strong reference back would keep both alive for as long as the work stays pending. Work that
+    // nobody holds any more is treated as pending (its task is still stopped).
     let registration = source.register(
-      .onCancelWithReason { [self] reason in
-        guard isPendingOrCancelled(work) else { return }
+      .onCancelWithReason { [unowned source, weak work] reason in
+        // (The source runs this handler, so it is alive; the context is not captured, so that a
+        // registration never keeps its context alive.)
+        if let work, !Self.isPending(work, orCancelledBy: source) { return }
         task?.cancel()
         reject?(reason)
       })
@@ -218,12 +223,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
     if registration.isActive { work.pipe { _ in registration.unregister() } }
   }
 
-  /// Whether `work` is still pending, or was rejected by this chain's cancel.
-  private func isPendingOrCancelled<Work: Thenable>(_ work: Work) -> Bool {
+  /// Whether `work` is still pending, or was rejected by the cancel of `source`.
+  private static func isPending<Work: Thenable>(_ work: Work, orCancelledBy source: CancelStorage) -> Bool {
     switch work.result {
     case nil: return true
     case .success: return false
-    case .failure(let error): return isCancelled(by: ErrorIdentity(error))
+    case .failure(let error): return source.isCancelled(by: ErrorIdentity(error))
     }
   }
 

@@ -107,7 +107,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// rejects its oldest pending member and each stage passes the rejection on from here.
   @inlinable
   func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
-    guard let reason = context.cancelledError else { return false }
+    guard let reason = context.cancelReason else { return false }
     return settleCancelled(with: reason, in: context, handingBackOn: queue)
   }
 
