@@ -1,3 +1,4 @@
+import Adapters
 import CancelCore
 import Futures
 import Promises
@@ -57,3 +58,23 @@ struct ReasonThroughTokenTests {
 }
 
 private struct TestReason: Error {}
+
+@Suite("Adapters: a chain's reason reaches the work it stops")
+struct WorkReasonTests {
+  @Test func cancellingAWorksPromiseStopsTheWorkWithTheChainsReason() {
+    let seen = Recorder<String>()
+    let work = CancellableWork<Int> { signal, completion in
+      signal.onCancel { (reason: any Error) in
+        seen.record(String(describing: type(of: reason)))
+        completion(.failure(reason))
+      }
+    }
+    let promise = work.promise()
+    let time = ManualDeadlineScheduler()
+    let request = CancellationRequest(timeout: .seconds(1), scheduler: time)
+    request.token.register(cancelable: promise)
+    time.advance(by: .seconds(1))
+    #expect(seen.values == ["TimeoutError"], "the work was stopped with the token's reason")
+    #expect(promise.error is TimeoutError)
+  }
+}

@@ -15,7 +15,13 @@ import CancelCore
 ///   `catch`/`recover` bodies that handle the error, still run: they are how a cancelled chain
 ///   ends);
 /// - sub-chains that bodies returned, and the inputs of the combinators built without
-///   `autoCancel:`, are linked to the context, so the cancel reaches them too.
+///   `autoCancel:`, are linked to the context, so the cancel reaches them too;
+/// - a task or cancel handler registered for a member whose work already settled is not called:
+///   it left the context when the work settled.
+///
+/// The members after an `ensure`/`ensureThen` share a context of their own, linked both ways: a
+/// cancel of either reaches the members before the clean-up at once and the members after it once
+/// the clean-up finished (``cancelAttempted`` is `true` meanwhile).
 ///
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.

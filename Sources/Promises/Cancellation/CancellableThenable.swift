@@ -5,7 +5,9 @@ import Dispatch
 /// conforms.
 ///
 /// Every chaining method returns a new member of the **same** chain (same ``CancelContext``), so
-/// the chain stays cancellable end to end. Bodies run on their `on:` queue (``conf`` `.Q` by
+/// the chain stays cancellable end to end. (`ensure` and `ensureThen` return a member of a context
+/// of their own, linked both ways to this one, that holds a cancel back until the clean-up
+/// finished: see `ensure(on:flags:_:)`.) Bodies run on their `on:` queue (``conf`` `.Q` by
 /// default, `nil` for synchronously) and never **start** after the chain was cancelled: a cancel
 /// has already rejected their stage.
 public protocol CancellableThenable<T>: AnyObject, Sendable {
