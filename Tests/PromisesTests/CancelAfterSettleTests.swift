@@ -67,23 +67,23 @@ struct CancelAfterSettleTests {
   @Test func aSettledMembersTaskAndHandlerAreReleasedWhileTheChainLives() {
     let box = ResolverBox<Int>()
     let handlerBox = ResolverBox<Int>()
-    let (promise, task, handler) = { () -> (CancellablePromise<Int>, WeakBox<CountingTask>, WeakBox<Tracked>) in
-      let task = CountingTask()
+    let (withTask, withHandler, task, handler) = {
+      () -> (CancellablePromise<Int>, CancellablePromise<Int>, WeakBox<CountingTask>, WeakBox<Tracked>) in
+      let counting = CountingTask()
       let tracked = Tracked()
-      let promise = CancellablePromise<Int>(task: task) { box.resolver = $0 }
-      _ = CancellablePromise<Int> { resolver in
+      let withTask = CancellablePromise<Int>(task: counting) { box.resolver = $0 }
+      let withHandler = CancellablePromise<Int> { resolver in
         handlerBox.resolver = resolver
         return { withExtendedLifetime(tracked) {} }
       }
-      return (promise, WeakBox(task), WeakBox(tracked))
+      return (withTask, withHandler, WeakBox(counting), WeakBox(tracked))
     }()
-    let tail = promise.map(on: nil) { $0 }
-    #expect(task.value != nil)
+    #expect(task.value != nil && handler.value != nil, "held while the work is pending")
     box.resolver?.fulfill(1)
     handlerBox.resolver?.fulfill(1)
     #expect(task.value == nil, "the task left the chain with its work")
     #expect(handler.value == nil, "so did the cancel handler")
-    withExtendedLifetime(tail) {}
+    withExtendedLifetime((withTask, withHandler)) {}
   }
 
   @Test func aPendingMembersTaskIsStillCancelledOnce() {
