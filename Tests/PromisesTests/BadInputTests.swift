@@ -33,6 +33,21 @@ struct BadInputTests {
     #expect(raced.value == nil)
   }
 
+  @Test func racesOverNoPromisesRejectWithBadInput() {
+    let none: [Promise<Int>] = []
+    let noMembers: [CancellablePromise<Int>] = []
+    let results: [Error?] = [
+      race(none).error, race(fulfilled: none).error, race(noMembers).error,
+      race(noMembers, autoCancel: true).error,
+    ]
+    for error in results {
+      guard case PMKError.badInput? = error else {
+        Issue.record("expected PMKError.badInput, got \(String(describing: error))")
+        continue
+      }
+    }
+  }
+
   @Test func whenConcurrentlyWithoutConcurrencyRejectsWithBadInput() {
     for limit in [0, -1] {
       let inputs = [CancellablePromise<Int>.pending().promise].makeIterator()
