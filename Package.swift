@@ -39,7 +39,9 @@ let package = Package(
     .testTarget(
       name: "CancelCoreTests",
       dependencies: ["CancelCore", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
-    .testTarget(name: "TokensTests", dependencies: ["Tokens", "TestSupport"]),
+    .testTarget(
+      name: "TokensTests",
+      dependencies: ["Tokens", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
     .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
     .testTarget(
