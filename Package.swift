@@ -42,7 +42,9 @@ let package = Package(
     .testTarget(
       name: "TokensTests",
       dependencies: ["Tokens", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
-    .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
+    .testTarget(
+      name: "PromisesTests",
+      dependencies: ["Promises", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
     .testTarget(
       name: "AdaptersTests",
