@@ -45,7 +45,9 @@ let package = Package(
     .testTarget(
       name: "PromisesTests",
       dependencies: ["Promises", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
-    .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
+    .testTarget(
+      name: "FuturesTests",
+      dependencies: ["Futures", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(
       name: "AdaptersTests",
       dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]),
