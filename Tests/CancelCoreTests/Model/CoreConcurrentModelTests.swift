@@ -10,7 +10,8 @@ import Testing
 /// an ended source.
 @Suite("Model-based: core sources from two threads")
 struct CoreConcurrentModelTests {
-  static let programs = PropertyCount.value(default: 40)
+  /// A twenty-fifth of the sequential tests' count: each program here runs hundreds of races.
+  static let programs = max(PropertyCount.value(default: 1_000) / 25, 1)
   static let racesPerProgram = max(200 / Stress.divisor, 20)
 
   @Test func racingProgramsKeepEveryExactlyOnceRule() async {
