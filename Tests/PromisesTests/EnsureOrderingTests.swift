@@ -132,6 +132,26 @@ struct EnsureOrderingTests {
     }
   }
 
+  @Test func aCancelOfALongChainOfEnsuresRunsEveryCleanupInOrderOnASmallStack() async {
+    let depth = 20_000
+    let observed = Recorder<Int>()
+    // A cancel of the tail travels up through every ensure's links: the core walks them without
+    // recursion, and each cleanup releases the next part of the chain through the delivery queue.
+    await onSmallStack(256 << 10) {
+      let (root, _) = CancellablePromise<Int>.pending()
+      let cleaned = Counter()
+      var tail = root
+      for _ in 0..<depth {
+        tail = tail.ensure(on: nil) { cleaned.increment() }
+      }
+      let last = tail.map(on: nil) { $0 + 1 }
+      last.catch(on: nil, policy: .allErrors) { _ in observed.record(cleaned.value) }
+      last.cancel()
+      observed.record(isPMKCancelled(last.error) ? 1 : 0)
+    }
+    #expect(observed.values == [depth, 1], "every cleanup ran before the last stage saw the cancel")
+  }
+
   @Test func aCancelAfterTheChainFinishedRejectsNothing() {
     let (root, resolver) = CancellablePromise<Int>.pending()
     let tail = root.ensure(on: nil) {}.map(on: nil) { $0 + 1 }

@@ -35,20 +35,22 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// For the stages after an `ensure`/`ensureThen` (see ``init(after:)``): the cancel of this
   /// part of the chain, held back until the cleanup finished; `nil` for any other context.
   let hold: CancelStorage?
-  /// For the stages after an `ensure`/`ensureThen`: the context of the stages before it, which a
-  /// cancel of this part reaches at once.
-  let upstream: CancelContext?
+  /// For the stages after an `ensure`/`ensureThen`: what ``cancel(error:)`` cancels, a core
+  /// source whose children are `hold` and the chain before the clean-up (its source, or its own
+  /// `entry` after an earlier `ensure`). Links rather than a reference to the context before: the
+  /// core propagates through them without recursion, and no context keeps the one before alive.
+  let entry: CancelStorage?
 
   @usableFromInline init() {
     hold = nil
-    upstream = nil
+    entry = nil
   }
 
   /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
   /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.
   init(branchOf upstream: CancelContext) {
     hold = nil
-    self.upstream = nil
+    entry = nil
     _ = upstream.source.link(to: source)
   }
 
@@ -61,10 +63,13 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// cancels `upstream` at once, which rejects the members before the cleanup and so starts it.
   init(after upstream: CancelContext) {
     let hold = CancelStorage()
+    let entry = CancelStorage()
     _ = hold.link(to: upstream.source)
     if let upstreamHold = upstream.hold { _ = hold.link(to: upstreamHold) }
+    _ = hold.link(to: entry)
+    _ = (upstream.entry ?? upstream.source).link(to: entry)
     self.hold = hold
-    self.upstream = upstream
+    self.entry = entry
   }
 
   /// The cleanup before this context's stages finished: a held cancel now rejects them (at once
@@ -81,6 +86,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   deinit {
     _ = source.close()
     _ = hold?.close()
+    _ = entry?.close()
   }
 
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
@@ -96,14 +102,9 @@ public final class CancelContext: CancellableWithReason, Sendable {
   ///
   /// - Parameter error: the rejection error (the first one given wins).
   public func cancel(error: Error) {
-    guard let hold, let upstream else {
-      _ = source.cancel(reason: error)
-      return
-    }
-    // After an ensure: held until the cleanup finished (the hold is linked to this source by
-    // then), and passed at once to the stages before the cleanup.
-    _ = hold.cancel(reason: error)
-    upstream.cancel(error: error)
+    // After an ensure, the entry: it cancels the stages before the cleanup at once and the hold,
+    // which reaches this context's source once the cleanup finished.
+    _ = (entry ?? source).cancel(reason: error)
   }
 
   /// PromiseKit 7's other spelling of ``cancel(error:)``.
