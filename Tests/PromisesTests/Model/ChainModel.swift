@@ -21,6 +21,9 @@ struct ChainModel {
     case recover
     /// `then { _ in gate }`: waits for the plain promise numbered so.
     case gate(Int)
+    /// `then { _ in chain }`: waits for the pending cancellable promise numbered so, a chain of
+    /// its own that the body links to this one (cancelling this chain cancels it).
+    case cancellableGate(Int)
   }
 
   /// A member's state.
@@ -50,6 +53,9 @@ struct ChainModel {
   /// Whether each context was cancelled, and the context before it (a branch's upstream).
   private(set) var contexts: [(cancelled: Bool, upstream: Int?)] = [(false, nil)]
   private var gates: [Int: Int] = [:]
+  /// The cancellable gates' states, and the contexts each is linked to.
+  private(set) var cancellableGates: [State] = [.pending, .pending, .pending]
+  private var gateLinks: [Int: Set<Int>] = [:]
 
   /// Whether the context of member `index` was cancelled (its `cancelAttempted`).
   func cancelAttempted(_ index: Int) -> Bool { contexts[members[index].context].cancelled }
@@ -84,6 +90,22 @@ struct ChainModel {
     }
     for member in members.indices where cancelled.contains(members[member].context) {
       settle(member, .cancelled)
+    }
+    for gate in cancellableGates.indices where !(gateLinks[gate] ?? []).isDisjoint(with: cancelled) {
+      settleCancellableGate(gate, .cancelled)
+    }
+  }
+
+  /// Fulfils cancellable gate `gate` with ``gateValue(_:)`` (ignored once it settled).
+  mutating func open(cancellableGate gate: Int) {
+    settleCancellableGate(gate, .fulfilled(Self.gateValue(gate)))
+  }
+
+  private mutating func settleCancellableGate(_ gate: Int, _ state: State) {
+    guard cancellableGates[gate] == .pending else { return }
+    cancellableGates[gate] = state
+    for index in members.indices where members[index].kind == .cancellableGate(gate) && members[index].bodyRuns > 0 {
+      settle(index, state)
     }
   }
 
@@ -124,6 +146,10 @@ struct ChainModel {
     case (.gate(let gate), .fulfilled):
       members[index].bodyRuns += 1
       if let value = gates[gate] { settle(index, .fulfilled(value)) }
+    case (.cancellableGate(let gate), .fulfilled):
+      members[index].bodyRuns += 1
+      gateLinks[gate, default: []].insert(member.context)
+      if cancellableGates[gate] != .pending { settle(index, cancellableGates[gate]) }
     default:
       settle(index, upstream)
     }

@@ -17,7 +17,9 @@ struct ChainStep: CustomStringConvertible, Sendable {
     case 4: "fulfil root"
     case 5: "reject root"
     case 6: "cancel(m\(a))"
-    default: "open gate\(a % 3)"
+    case 7: "open gate\(a % 3)"
+    case 8: "then { cgate\(a % 3) }"
+    default: "open cgate\(a % 3)"
     }
   }
 }
@@ -32,7 +34,7 @@ struct ChainModelTests {
   static let programs = PropertyCount.value(default: 300)
 
   @Test func randomChainsMatchTheModelAfterEveryStep() async {
-    let step = zip(Gen.int(in: 0...7), Gen.int(in: 0...11)).map { ChainStep(kind: $0.0, a: $0.1) }
+    let step = zip(Gen.int(in: 0...9), Gen.int(in: 0...11)).map { ChainStep(kind: $0.0, a: $0.1) }
     await propertyCheck(count: Self.programs, input: step.array(of: 1...25)) { program in
       Self.check(program)
     }
@@ -44,6 +46,7 @@ struct ChainModelTests {
     var members: [CancellablePromise<Int>] = [root]
     var runs: [Counter] = [Counter()]
     let gates = (0..<3).map { _ in Promise<Int>.pending() }
+    let cancellableGates = (0..<3).map { _ in CancellablePromise<Int>.pending() }
 
     for (index, step) in program.enumerated() {
       let last = members[members.count - 1]
@@ -82,13 +85,28 @@ struct ChainModelTests {
         let member = step.a % members.count
         members[member].cancel()
         model.cancel(member: member)
-      default:
+      case 7:
         let gate = step.a % 3
         gates[gate].resolver.fulfill(ChainModel.gateValue(gate))
         model.open(gate: gate)
+      case 8:
+        let gate = cancellableGates[step.a % 3].promise
+        members.append(
+          last.then(on: nil) { _ in
+            counter.increment(); return gate
+          })
+        model.add(.cancellableGate(step.a % 3))
+      default:
+        let gate = step.a % 3
+        cancellableGates[gate].resolver.fulfill(ChainModel.gateValue(gate))
+        model.open(cancellableGate: gate)
       }
       if members.count > runs.count { runs.append(counter) }
-      compare(model, members, runs, after: "step \(index): \(step); program \(program)")
+      let context = "step \(index): \(step); program \(program)"
+      compare(model, members, runs, after: context)
+      for (gate, expected) in model.cancellableGates.enumerated() {
+        compare(cancellableGates[gate].promise, expected, "cgate\(gate)", after: context)
+      }
     }
   }
 
@@ -97,25 +115,27 @@ struct ChainModelTests {
   ) {
     for (index, member) in members.enumerated() {
       let expected = model.members[index]
-      switch expected.state {
-      case .pending:
-        #expect(member.isPending, "m\(index) (\(expected.kind)) should be pending after \(context)")
-      case .fulfilled(let value):
-        #expect(
-          member.value == value, "m\(index) (\(expected.kind)) should be fulfilled with \(value) after \(context)")
-      case .cancelled:
-        #expect(
-          member.error?.isCancellation == true, "m\(index) (\(expected.kind)) should be cancelled after \(context)")
-      case .failed(let id):
-        #expect(
-          (member.error as? ChainFailure)?.id == id,
-          "m\(index) (\(expected.kind)) should fail with \(id) after \(context)")
-      }
+      compare(member, expected.state, "m\(index) (\(expected.kind))", after: context)
       #expect(
         runs[index].value == expected.bodyRuns,
         "m\(index) (\(expected.kind))'s body ran \(runs[index].value) times, not \(expected.bodyRuns), after \(context)"
       )
       #expect(member.cancelAttempted == model.cancelAttempted(index), "m\(index)'s cancelAttempted after \(context)")
+    }
+  }
+
+  static func compare(
+    _ member: CancellablePromise<Int>, _ expected: ChainModel.State, _ name: String, after context: String
+  ) {
+    switch expected {
+    case .pending:
+      #expect(member.isPending, "\(name) should be pending after \(context)")
+    case .fulfilled(let value):
+      #expect(member.value == value, "\(name) should be fulfilled with \(value) after \(context)")
+    case .cancelled:
+      #expect(member.error?.isCancellation == true, "\(name) should be cancelled after \(context)")
+    case .failed(let id):
+      #expect((member.error as? ChainFailure)?.id == id, "\(name) should fail with \(id) after \(context)")
     }
   }
 }
