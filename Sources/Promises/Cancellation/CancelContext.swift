@@ -51,7 +51,9 @@ public final class CancelContext: CancellableWithReason, Sendable {
   init(branchOf upstream: CancelContext) {
     hold = nil
     entry = nil
-    _ = upstream.source.link(to: source)
+    // Through the entry after an `ensure`: a cancel of the branch reaches the whole chain before
+    // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up.
+    _ = (upstream.entry ?? upstream.source).link(to: source)
   }
 
   /// The context of the stages after an `ensure`/`ensureThen` on a member of `upstream`: the
