@@ -58,8 +58,9 @@
     ///     after `gracePeriod`).
     ///   - gracePeriod: how long the group may take to exit after `SIGTERM`.
     ///   - scheduler: the timer for the grace period (inject a `ManualDeadlineScheduler` in tests).
-    ///   - launched: called once with the child's process identifier (which is also its process
-    ///     group's) as soon as it runs, before `completion`; never if it could not start.
+    ///   - launched: called once, on a background thread, with the child's process identifier
+    ///     (which also numbers its process group) as soon as it runs, before `completion`; never if
+    ///     it could not start. The child may already have run for a moment by then.
     ///   - completion: called exactly once, on a background thread: `.success` with the output if
     ///     the child ended on its own, `.failure` with the cancellation reason if it was stopped,
     ///     or `.failure(ProcessLaunchError)` if it could not start (then no process ever ran).
