@@ -62,7 +62,7 @@ struct ProcessGroupTests {
       ChildProcess.run(
         ChildProcessTests.shell,
         arguments: ["-c", "(exec 3> \(alive.path); echo ready > \(ready.path); exec sleep 30); echo done"],
-        signal: source.signal, gracePeriod: .seconds(1)
+        signal: source.signal, gracePeriod: .seconds(5)
       ) {
         group.value = $0
       } completion: { result in
@@ -76,7 +76,9 @@ struct ProcessGroupTests {
     let outcome = await result
     #expect(outcome.isCancellation)
     let elapsed = try #require(endedAt.value) - cancelledAt
-    #expect(elapsed < .seconds(1), "the run took \(elapsed) to end")
+    // Within the grace period (generous for loaded sanitizer runs); the old engine took the whole
+    // `sleep 30`.
+    #expect(elapsed < .seconds(5), "the run took \(elapsed) to end")
     _ = await grandchildEnded
     let leader = try #require(group.value)
     #expect(ChildProcessTests.isGone(leader), "the shell \(leader) still exists (running or zombie)")
