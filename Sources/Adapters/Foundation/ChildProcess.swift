@@ -157,7 +157,14 @@
     /// same rules, with the token's reason as the outcome of a stopped child.
     ///
     /// - Parameters:
-    ///   - launched: called once with the child's process identifier as soon as it runs.
+    ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+    ///   - arguments: its arguments.
+    ///   - environment: its environment; `nil` inherits this process's.
+    ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+    ///   - token: cancelling it stops the child's whole process group.
+    ///   - gracePeriod: how long the group may take to exit after `SIGTERM`.
+    ///   - launched: called once, on a background thread, with the child's process identifier as
+    ///     soon as it runs.
     ///   - completion: called exactly once with the outcome.
     public static func run(
       _ executableURL: URL,
