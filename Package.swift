@@ -18,13 +18,23 @@ let package = Package(
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     // Only for the tests: model-based property tests (random programs, shrinking).
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    // The engine of `ChildProcess` (Adapters), on the platforms that run child processes; its
+    // `FilePath` comes from swift-system on Linux and from the SDK's System on macOS.
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
   ],
   targets: [
     .target(name: "CancelCore"),
     .target(name: "Tokens", dependencies: ["CancelCore"]),
     .target(name: "Promises", dependencies: ["CancelCore"]),
     .target(name: "Futures", dependencies: ["CancelCore"]),
-    .target(name: "Adapters", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
+    .target(
+      name: "Adapters",
+      dependencies: [
+        "CancelCore", "Tokens", "Promises", "Futures",
+        .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+        .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+      ]),
 
     // The examples: scenarios in a library (so tests run them too) and a thin executable.
     .target(
