@@ -52,7 +52,7 @@ public enum ChildProcess {
     signal: CancelSignal = .never,
     gracePeriod: Duration = defaultGracePeriod,
     scheduler: some DeadlineScheduler = .dispatch,
-    completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<ProcessOutput, any Error>) -> Void
   ) -> Int32? {
     let child = RunningChild(executableURL: executableURL)
     child.process.arguments = arguments
@@ -147,7 +147,7 @@ public enum ChildProcess {
     currentDirectoryURL: URL? = nil,
     token: CancellationToken,
     gracePeriod: Duration = defaultGracePeriod,
-    completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<ProcessOutput, any Error>) -> Void
   ) -> Int32? {
     run(
       executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
@@ -175,7 +175,7 @@ private final class RunningChild: @unchecked Sendable {
   let process = Process()
   let executableURL: URL
   /// Settled once the child has exited and been reaped, and both pipes reached end of file.
-  let finished = SettleCell<Result<ProcessOutput, any Error>>()
+  let finished = SettleCell<Swift.Result<ProcessOutput, any Error>>()
   /// Settled with the reason when cancellation stopped the child.
   private let stoppedBecause = SettleCell<any Error>()
   private let exited = SettleCell<ProcessOutput.Termination>()

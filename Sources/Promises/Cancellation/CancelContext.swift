@@ -98,7 +98,7 @@ public final class CancelContext: Cancellable, Sendable {
   /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
   /// follows, or a stage's body may return while the cancel runs).
   @inlinable
-  func settle<T>(_ promise: Promise<T>, with result: Result<T, Error>) {
+  func settle<T>(_ promise: Promise<T>, with result: Swift.Result<T, Error>) {
     if cancelAttempted, let reason = cancelledError {
       reject(promise, cancelledWith: reason)
     } else {

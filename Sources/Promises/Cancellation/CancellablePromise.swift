@@ -188,12 +188,12 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   }
 
   /// The result once resolved; `nil` while pending.
-  public var result: Result<T, Error>? { promise.result }
+  public var result: Result<T>? { promise.result }
 
   /// Settles this member with `result`, or with the cancel error if the chain's cancel has
   /// started (see `CancelContext.settle(_:with:)`).
   @inlinable
-  func settle(_ result: Result<T, Error>) {
+  func settle(_ result: Swift.Result<T, Error>) {
     cancelContext.settle(promise, with: result)
   }
 

@@ -95,12 +95,12 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in input order.
-public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T>]> {
   guard !promises.isEmpty else { return .value([]) }
-  let result = Guarantee<[Result<T, Error>]>(pending: ())
+  let result = Guarantee<[Result<T>]>(pending: ())
   let countdown = Countdown(count: promises.count)
   for (index, promise) in promises.enumerated() {
-    promise.pipe { (_: Result<T, Error>) in
+    promise.pipe { (_: Swift.Result<T, Error>) in
       guard countdown.arrive(index) else { return }
       result.settle(promises.map { $0.result! })
     }
@@ -112,7 +112,7 @@ public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Res
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in argument order.
-public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T>]> {
   when(resolved: promises)
 }
 

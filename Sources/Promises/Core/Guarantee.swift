@@ -94,8 +94,8 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   }
 
   /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
-  public var result: Result<T, Error>? {
-    value.map { .success($0) }
+  public var result: Result<T>? {
+    value.map { .fulfilled($0) }
   }
 
   // MARK: Settling and observing
@@ -140,7 +140,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or
   /// at once if already resolved). Part of ``Thenable``.
-  public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
+  public func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) {
     observe(.run { body(.success($0)) })
   }
 
@@ -163,13 +163,6 @@ extension Guarantee where T == Void {
   /// A guarantee already resolved with `()`.
   public convenience init() {
     self.init(settled: ())
-  }
-}
-
-extension Guarantee: CustomStringConvertible {
-  /// `Guarantee(pending)` or `Guarantee(<value>)`.
-  public var description: String {
-    value.map { "Guarantee(\($0))" } ?? "Guarantee(pending)"
   }
 }
 

@@ -26,10 +26,16 @@ public struct Resolver<T: Sendable>: Sendable {
     promise.settle(.failure(error))
   }
 
-  /// Resolves the promise with `result`, unless it already resolved.
+  /// Resolves the promise with the standard library's `result`, unless it already resolved.
   @inlinable
-  public func resolve(_ result: Result<T, Error>) {
+  public func resolve(_ result: Swift.Result<T, Error>) {
     promise.settle(result)
+  }
+
+  /// Resolves the promise with PromiseKit's `result`, unless it already resolved.
+  @inlinable
+  public func resolve(_ result: Result<T>) {
+    promise.settle(result.swiftResult)
   }
 
   /// Resolves from a completion-handler pair: rejects with `error` if it is not `nil`, else

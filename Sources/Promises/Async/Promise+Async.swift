@@ -1,7 +1,6 @@
 import CancelCore
-import Promises
 
-extension Promises.Promise {
+extension Promise {
   /// Waits for this promise and returns its value.
   ///
   /// A plain promise cannot be cancelled, so cancelling the awaiting task does not stop it: the
@@ -60,9 +59,9 @@ extension CancellablePromise {
 /// (then `CancellationError()`). The continuation is resumed exactly once: a core one-shot cell
 /// decides between the two.
 func awaitFirst<T: Sendable>(
-  of subscribe: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
+  of subscribe: (@escaping @Sendable (Swift.Result<T, any Error>) -> Void) -> Void
 ) async throws -> T {
-  let first = SettleCell<Result<T, any Error>>()
+  let first = SettleCell<Swift.Result<T, any Error>>()
   return try await withTaskCancellationHandler {
     try await withCheckedThrowingContinuation { continuation in
       first.observe { continuation.resume(with: $0) }
