@@ -51,7 +51,7 @@ struct PromiseTests {
     rb.resolve(5, TestError(id: 2))
     #expect(b.error as? TestError == TestError(id: 2))
     let (c, rc) = Promise<Int>.pending()
-    rc.resolve(nil, nil)
+    rc.resolve(nil as Int?, nil)
     guard case PMKError.invalidCallingConvention? = c.error else {
       Issue.record("expected invalidCallingConvention")
       return

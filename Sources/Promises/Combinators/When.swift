@@ -31,6 +31,10 @@ public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a promise of every value, in argument order.
+///
+/// Two to five arguments whose result could be either an array or a tuple get the tuple
+/// (PromiseKit's `when(fulfilled:_:…)`); this form is disfavored so those calls are not ambiguous.
+@_disfavoredOverload
 public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<[U.T]> {
   when(fulfilled: thenables)
 }
@@ -131,12 +135,4 @@ public func when<T: Sendable>(guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
     }
   }
   return result
-}
-
-/// Waits for every guarantee (variadic).
-///
-/// - Parameter guarantees: the guarantees to wait for.
-/// - Returns: a guarantee of every value, in argument order.
-public func when<T: Sendable>(guarantees: Guarantee<T>...) -> Guarantee<[T]> {
-  when(guarantees: guarantees)
 }

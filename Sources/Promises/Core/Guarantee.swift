@@ -1,5 +1,6 @@
 import CancelCore
 import Dispatch
+import Foundation
 
 /// A value that will arrive exactly once and can never fail: PromiseKit's `Guarantee`.
 ///
@@ -152,7 +153,10 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   /// Blocks the calling thread until the guarantee resolves and returns its value. See
   /// ``Promise/wait()`` for when this is safe.
+  ///
+  /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
   public func wait() -> T {
+    if Thread.isMainThread { conf.logHandler(.waitOnMainThread) }
     if let value { return value }
     BlockingWait.wait { done in pipe { (_: T) in done() } }
     return value!
