@@ -26,7 +26,8 @@ public final class CancelContext: Cancellable, Sendable {
   /// The core source whose cancellation is the chain's cancellation.
   @usableFromInline let source = CancelStorage()
 
-  @usableFromInline init() {}
+  /// A new context, not cancelled, with no members (PromiseKit 7 code creates one directly).
+  public init() {}
 
   /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
   /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.

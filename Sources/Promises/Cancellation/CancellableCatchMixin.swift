@@ -188,10 +188,14 @@ public final class CancellableFinalizer: Cancellable, Sendable {
   ///     thread that ended the chain.
   ///   - flags: the dispatch flags.
   ///   - body: the final step.
+  /// - Returns: this finalizer, which can still cancel the chain (PromiseKit 7 code cancels the
+  ///   result of `finally`).
+  @discardableResult
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
-  ) {
+  ) -> CancellableFinalizer {
     finalizer.finally(on: on, flags: flags, body)
+    return self
   }
 }

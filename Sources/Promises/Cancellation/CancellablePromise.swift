@@ -136,6 +136,9 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// rejected.
   ///
   /// - Parameter body: starts the work and returns how to stop it.
+  ///
+  /// Disfavored, so a body that returns nothing (PromiseKit 7's form) is never ambiguous.
+  @_disfavoredOverload
   public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
     self.init(stageOf: CancelContext())
     let resolver = Resolver(promise)
@@ -161,7 +164,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
 
   /// CancellablePromiseKit's wrapper form: `body` gets a `cancelPromise` that **rejects** (with
   /// the cancel error) when this promise is cancelled, and **fulfils** when it ends any other
-  /// way; the work it returns is followed.
+  /// way, or when it is released without having been cancelled; the work it returns is followed.
   ///
   /// Typical use: `CancellablePromise(wrapper: { cancelPromise in when(work(), while: cancelPromise) })`.
   ///
@@ -172,7 +175,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     // A handler: a cancel runs it before it rejects the members, so `cancelPromise` is rejected
     // before the member's rejection could fulfil it below.
     cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) })
-    promise.pipe { _ in cancelPromise.settle(.success(())) }
+    let release = WrapperRelease(cancelPromise)
+    promise.pipe { _ in release.fulfil() }
     do {
       try body(cancelPromise).pipe { [self] in settle($0) }
     } catch {

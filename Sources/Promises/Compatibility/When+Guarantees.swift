@@ -65,8 +65,11 @@ public func when<U: Sendable, V: Sendable, W: Sendable, X: Sendable, Y: Sendable
 ///
 /// - Parameter thenables: promises and guarantees of any value types.
 /// - Returns: a promise of every value, in input order.
-public func when<S: Collection>(fulfilled thenables: S) -> Promise<[any Sendable]> where S.Element == any Thenable {
-  let thenables = Array(thenables)
+///
+/// Disfavored: a call that also fits ``when(fulfilled:)-([U])->Promise<[U.T]>`` (thenables of one
+/// type) keeps meaning that one.
+@_disfavoredOverload
+public func when(fulfilled thenables: [any Thenable]) -> Promise<[any Sendable]> {
   guard !thenables.isEmpty else { return .value([]) }
   let result = Promise<[any Sendable]>(pending: ())
   let countdown = Countdown(count: thenables.count)

@@ -50,3 +50,26 @@ extension Result {
     }
   }
 }
+
+/// The case names of the standard library's result, for PromiseKit 7 code that matches a
+/// ``Result`` without binding its payload: `if case .success = promise.result!`.
+public enum ResultCaseName: Sendable {
+  /// Matches ``Result/fulfilled(_:)``.
+  case success
+  /// Matches ``Result/rejected(_:)``.
+  case failure
+}
+
+/// Whether `result` has the case `name` names (`.success` is `.fulfilled`, `.failure` is
+/// `.rejected`).
+///
+/// - Parameters:
+///   - name: the case name.
+///   - result: the result to match.
+/// - Returns: whether they agree.
+public func ~= <T>(name: ResultCaseName, result: Result<T>) -> Bool {
+  switch (name, result) {
+  case (.success, .fulfilled), (.failure, .rejected): return true
+  default: return false
+  }
+}
