@@ -166,7 +166,9 @@ public func cancellableWhen<U: CancellableThenable, V: CancellableThenable, W: C
 /// Waits for four cancellable promises of any types; see ``cancellableWhen(fulfilled:_:)``.
 ///
 /// - Returns: a cancellable promise of the four values.
-public func cancellableWhen<U: CancellableThenable, V: CancellableThenable, W: CancellableThenable, X: CancellableThenable>(
+public func cancellableWhen<
+  U: CancellableThenable, V: CancellableThenable, W: CancellableThenable, X: CancellableThenable
+>(
   fulfilled pu: U, _ pv: V, _ pw: W, _ px: X
 ) -> CancellablePromise<(U.T, V.T, W.T, X.T)> {
   when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid(), px.asVoid()]).map(on: nil) { _ in

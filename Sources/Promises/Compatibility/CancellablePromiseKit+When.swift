@@ -8,7 +8,8 @@
 ///   - isEnsured: whether a `cancelPromise` rejected by the time `promise`'s value is handed on
 ///     still rejects the result.
 /// - Returns: a promise resolved like `promise` or rejected by `cancelPromise`.
-public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promise<Void>, isEnsured: Bool) -> Promise<T> {
+public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promise<Void>, isEnsured: Bool) -> Promise<T>
+{
   let waiting = when(promise, while: cancelPromise)
   guard isEnsured else { return waiting }
   return waiting.map { value in
