@@ -126,6 +126,14 @@ struct PromiseKit7CompatibilityTests {
     #expect(void.recover(only: PMKError.self, on: nil) { _ in }.error as? TestError == TestError(id: 8))
   }
 
+  @Test func aRecoverBodyReturningItsOwnResultRejectsWithReturnedSelf() async {
+    let slot = Keeper()
+    let (failing, reject) = CancellablePromise<Int>.pending()
+    slot.promise = failing.recover(only: TestError.self, on: nil) { _ in slot.promise! }
+    reject.reject(TestError(id: 12))
+    if case PMKError.returnedSelf? = slot.promise?.error {} else { Issue.record("not returnedSelf") }
+  }
+
   @Test func finalizerSpellings() {
     let (pending, _) = CancellablePromise<Int>.pending()
     let finalizer = pending.catch(on: nil) { _ in }.finally(on: nil) {}

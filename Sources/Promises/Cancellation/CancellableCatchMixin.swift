@@ -63,12 +63,16 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    let result = CancellablePromise<T>(stageOf: branch)
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> Promise<T> in
       let returned = try body(error)
+      // Returning the very member this call returned would wait for itself.
+      guard returned.promise !== result.promise else { throw PMKError.returnedSelf }
       branch.append(returned.cancelContext)
       return returned.promise
     }
-    return CancellablePromise(recovered, cancelContext: branch)
+    recovered.pipe { result.settle($0) }
+    return result
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), then resolves the
