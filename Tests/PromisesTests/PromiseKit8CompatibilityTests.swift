@@ -157,3 +157,46 @@ extension Optional where Wrapped == any Error {
     return false
   }
 }
+
+/// Real threads resolving the pulled inputs of `when(fulfilled:concurrently:)` at once.
+@Suite("Stress: when(fulfilled:concurrently:) over plain promises")
+struct WhenConcurrentlyStressTests {
+  final class Subject: Sendable {
+    let pending = (0..<4).map { _ in Promise<Int>.pending() }
+    let inFlight = Gauge()
+    let mostInFlight = Recorder<Int>()
+    let result: Promise<[Int]>
+
+    init() {
+      let pending = pending
+      let inFlight = inFlight
+      let mostInFlight = mostInFlight
+      var next = 0
+      result = when(
+        fulfilled: AnyIterator { () -> Promise<Int>? in
+          guard next < pending.count else { return nil }
+          defer { next += 1 }
+          mostInFlight.record(inFlight.enter())
+          return pending[next].promise.ensure(on: nil) { inFlight.leave() }
+        }, concurrently: 2)
+    }
+
+    /// Fulfils the inputs with these indices (each with its own index).
+    func fulfil(_ indices: [Int]) {
+      for index in indices { pending[index].resolver.fulfill(index) }
+    }
+  }
+
+  @Test func inputsResolvedOnTwoThreadsGiveEveryValueInPullOrderWithinTheLimit() {
+    race(iterations: Stress.iterations(5_000, minimum: 500)) {
+      Subject()
+    } _: { subject in
+      subject.fulfil([0, 2])
+    } _: { subject in
+      subject.fulfil([1, 3])
+    } check: { subject in
+      #expect(subject.result.value == [0, 1, 2, 3])
+      #expect(subject.mostInFlight.values.allSatisfy { $0 <= 2 })
+    }
+  }
+}
