@@ -116,6 +116,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   // MARK: State
 
   /// The result once resolved; `nil` while pending.
+  @inlinable
   public final var result: Result<T>? {
     settledResult.map(Result.init)
   }
