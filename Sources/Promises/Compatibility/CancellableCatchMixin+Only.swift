@@ -51,7 +51,7 @@ extension CancellableCatchMixin {
 
   /// Replaces a rejection with `only` (cancellation errors included) by the thenable `body`
   /// returns; any other error passes on. The result starts a branch, like
-  /// ``recover(on:flags:policy:_:)-(_,_,_,(Error)->V)``.
+  /// `recover(on:flags:policy:_:)`.
   ///
   /// - Parameters:
   ///   - only: the error to handle.
@@ -201,7 +201,7 @@ public final class CancellableCascadingFinalizer: Cancellable, Sendable {
   }
 
   /// Handles `only` if the previous catches did not handle the error; see
-  /// ``CancellableCatchMixin/catch(only:on:flags:_:)-(E,_,_,_)``.
+  /// `CancellableCatchMixin/catch(only:on:flags:_:)`.
   ///
   /// - Parameters:
   ///   - only: the error to handle.

@@ -5,7 +5,7 @@ import Dispatch
 
 extension CancellableThenable {
   /// Runs `body` with the value and resolves the new member like the (not cancellable) thenable
-  /// it returns: ``then(on:flags:_:)-(_,_,(T)->V)`` under PromiseKit 7's explicit name.
+  /// it returns: `then(on:flags:_:)` under PromiseKit 7's explicit name.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
@@ -22,7 +22,7 @@ extension CancellableThenable {
 
 extension CancellableThenable where T: Sequence, T.Element: Sendable {
   /// Starts a cancellable chain per element (each linked to this chain) and waits for all:
-  /// ``cancellableThenMap(on:flags:_:)-(_,_,(T.Element)->V)`` under the plain name.
+  /// `cancellableThenMap(on:flags:_:)` under the plain name.
   ///
   /// - Parameters:
   ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
@@ -37,7 +37,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
   }
 
   /// Starts a (not cancellable) thenable per element and waits for all:
-  /// ``thenMap(on:flags:_:)-(_,_,(T.Element)->V)`` under PromiseKit 7's explicit name.
+  /// `thenMap(on:flags:_:)` under PromiseKit 7's explicit name.
   ///
   /// - Parameters:
   ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
@@ -52,7 +52,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
   }
 
   /// Starts a cancellable chain of a sequence per element, waits for all and concatenates:
-  /// ``cancellableThenFlatMap(on:flags:_:)-(_,_,(T.Element)->V)`` under the plain name.
+  /// `cancellableThenFlatMap(on:flags:_:)` under the plain name.
   ///
   /// - Parameters:
   ///   - on: the queue `transform` runs on; `nil` runs it on the resolving thread.
@@ -67,7 +67,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
   }
 
   /// Starts a (not cancellable) thenable of a sequence per element, waits for all and
-  /// concatenates: ``thenFlatMap(on:flags:_:)-(_,_,(T.Element)->V)`` under PromiseKit 7's
+  /// concatenates: `thenFlatMap(on:flags:_:)` under PromiseKit 7's
   /// explicit name.
   ///
   /// - Parameters:
@@ -85,7 +85,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
 
 extension CancellableCatchMixin {
   /// Replaces a rejection (that `policy` covers) with the cancellable chain `body` returns:
-  /// ``cancellableRecover(on:flags:policy:_:)-(_,_,_,(Error)->V)`` under the plain name.
+  /// `cancellableRecover(on:flags:policy:_:)` under the plain name.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
@@ -101,7 +101,7 @@ extension CancellableCatchMixin {
   }
 
   /// Replaces a rejection (that `policy` covers) with the (not cancellable) thenable `body`
-  /// returns: ``recover(on:flags:policy:_:)-(_,_,_,(Error)->V)`` under PromiseKit 7's explicit
+  /// returns: `recover(on:flags:policy:_:)` under PromiseKit 7's explicit
   /// name.
   ///
   /// - Parameters:

@@ -66,7 +66,7 @@ public func when<U: Sendable, V: Sendable, W: Sendable, X: Sendable, Y: Sendable
 /// - Parameter thenables: promises and guarantees of any value types.
 /// - Returns: a promise of every value, in input order.
 ///
-/// Disfavored: a call that also fits ``when(fulfilled:)-([U])->Promise<[U.T]>`` (thenables of one
+/// Disfavored: a call that also fits `when(fulfilled:)` (thenables of one
 /// type) keeps meaning that one.
 @_disfavoredOverload
 public func when(fulfilled thenables: [any Thenable]) -> Promise<[any Sendable]> {

@@ -3,7 +3,7 @@
 /// It is what ``Thenable/result``, ``Thenable/tap(on:flags:_:)`` and `when(resolved:)` hand out, so
 /// code written for PromiseKit 6/8 or CancellablePromiseKit switches on the same cases. Inside a
 /// module that imports `Promises`, this `Result` hides the standard library's; write
-/// `Swift.Result` for that one. ``Resolver/resolve(_:)-(Swift.Result<T,Error>)`` takes either
+/// `Swift.Result` for that one. `Resolver.resolve(_:)` takes either
 /// kind, and ``init(_:)`` and ``swiftResult`` convert between them.
 public enum Result<T> {
   /// The promise fulfilled with this value.
