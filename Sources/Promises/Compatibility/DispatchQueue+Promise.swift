@@ -14,13 +14,14 @@ extension DispatchQueue {
   /// `body` runs once, on this queue, as a work item with `group`, `qos` and `flags`.
   ///
   /// - Parameters:
+  ///   - namespace: `.promise`, which selects this method.
   ///   - group: the dispatch group the work item joins, if any.
   ///   - qos: the quality of service of the work item.
   ///   - flags: the flags of the work item.
   ///   - body: makes the value; throwing rejects the promise.
   /// - Returns: a promise fulfilled with `body`'s value or rejected with its error.
   public func async<T: Sendable>(
-    _: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    _ namespace: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
     execute body: @escaping @Sendable () throws -> T
   ) -> Promise<T> {
     let promise = Promise<T>(pending: ())
@@ -34,13 +35,14 @@ extension DispatchQueue {
   /// `queue.async(.promise) { … }` with a body that cannot throw).
   ///
   /// - Parameters:
+  ///   - namespace: `.promise`, which selects this method.
   ///   - group: the dispatch group the work item joins, if any.
   ///   - qos: the quality of service of the work item.
   ///   - flags: the flags of the work item.
   ///   - body: makes the value.
   /// - Returns: a guarantee fulfilled with `body`'s value.
   public func async<T: Sendable>(
-    _: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    _ namespace: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
     execute body: @escaping @Sendable () -> T
   ) -> Guarantee<T> {
     let guarantee = Guarantee<T>(pending: ())
