@@ -192,8 +192,8 @@ public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promis
 ///
 /// - Parameters:
 ///   - promiseIterator: makes the work lazily (for example `urls.lazy.map { download($0) }.makeIterator()`).
-///   - concurrently: the most promises pending at once (at least 1; below 1 rejects with
-///     ``PMKError/badInput`` without pulling).
+///   - concurrently: the most promises pending at once (at least 1; zero or less rejects the
+///     result with ``PMKError/badInput`` and pulls nothing).
 /// - Returns: a new chain fulfilled with every value, in pull order.
 public func when<It: IteratorProtocol, T: Sendable>(
   fulfilled promiseIterator: It, concurrently: Int

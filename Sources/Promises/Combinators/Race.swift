@@ -21,8 +21,8 @@ public func race<U: Thenable>(_ thenables: U...) -> Promise<U.T> {
 
 /// Resolves with the first guarantee to resolve.
 ///
-/// - Parameter guarantees: the competitors. With none there is no winner: the result never
-///   resolves, as in PromiseKit (a guarantee cannot be rejected with ``PMKError/badInput``).
+/// - Parameter guarantees: the competitors. With none, nothing can win: the result never resolves
+///   (a guarantee cannot reject; the promise forms reject with ``PMKError/badInput`` instead).
 /// - Returns: a guarantee of the winner's value.
 public func race<T: Sendable>(_ guarantees: Guarantee<T>...) -> Guarantee<T> {
   let result = Guarantee<T>(pending: ())

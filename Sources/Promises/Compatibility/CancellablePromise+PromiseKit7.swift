@@ -65,9 +65,8 @@ extension Guarantee {
 }
 
 extension CancelContext {
-  /// Adds `cancellable` (cancelled once when this context is) and `reject` (called with the
-  /// cancel error) to this context: PromiseKit 7's spelling. `thenable` is the member they belong
-  /// to; it is already in the context.
+  /// Adds `cancellable` (cancelled once) and `reject` (called with the cancel error) to this
+  /// context, to run if it is cancelled while `thenable` is pending: PromiseKit 7's spelling.
   ///
   /// - Parameters:
   ///   - cancellable: the work to stop on cancel.
@@ -76,7 +75,7 @@ extension CancelContext {
   public func append<Z: CancellableThenable>(
     cancellable: (any Cancellable)?, reject: (@Sendable (Error) -> Void)?, thenable: Z
   ) {
-    append(task: CancellableTaskOf.task(for: cancellable), reject: reject)
+    append(task: CancellableTaskOf.task(for: cancellable), reject: reject, whilePending: thenable.promise)
   }
 }
 

@@ -21,7 +21,8 @@ extension DispatchQueue {
   ///   - body: makes the value; throwing rejects the promise.
   /// - Returns: a promise fulfilled with `body`'s value or rejected with its error.
   public func async<T: Sendable>(
-    _ namespace: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    _ namespace: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default,
+    flags: DispatchWorkItemFlags = [],
     execute body: @escaping @Sendable () throws -> T
   ) -> Promise<T> {
     let promise = Promise<T>(pending: ())
@@ -42,7 +43,8 @@ extension DispatchQueue {
   ///   - body: makes the value.
   /// - Returns: a guarantee fulfilled with `body`'s value.
   public func async<T: Sendable>(
-    _ namespace: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default, flags: DispatchWorkItemFlags = [],
+    _ namespace: PMKNamespacer, group: DispatchGroup? = nil, qos: DispatchQoS = .default,
+    flags: DispatchWorkItemFlags = [],
     execute body: @escaping @Sendable () -> T
   ) -> Guarantee<T> {
     let guarantee = Guarantee<T>(pending: ())

@@ -12,7 +12,7 @@ extension Resolver {
   /// already resolved: the shape of a `(Result<T, E>) -> Void` completion handler.
   @inlinable @_disfavoredOverload
   public func resolve<E: Error>(_ result: Swift.Result<T, E>) {
-    promise.settle(result.mapError { $0 })
+    promise.resolve(result.mapError { $0 })
   }
 }
 
