@@ -57,9 +57,13 @@ struct PromiseKit7CompatibilityTests {
   @Test func aCancelContextMadeDirectlyTakesWork() {
     let context = CancelContext()
     let work = CancelSource()
-    context.append(cancellable: work, reject: nil, thenable: CancellablePromise<Void>())
+    let (pending, _) = CancellablePromise<Void>.pending()
+    context.append(cancellable: work, reject: nil, thenable: pending)
+    let finished = CancelSource()
+    context.append(cancellable: finished, reject: nil, thenable: CancellablePromise<Void>())
     context.cancel(with: TestError(id: 3))
-    #expect(work.isCancelled)
+    #expect(work.isCancelled, "work of a pending member is stopped")
+    #expect(!finished.isCancelled, "work of a member that already settled is left alone")
     #expect(context.cancelledError as? TestError == TestError(id: 3))
   }
 
