@@ -12,7 +12,7 @@ struct FoundationWorkTests {
     let queue = DispatchQueue(label: "scheduled")
     let key = DispatchSpecificKey<String>()
     queue.setSpecific(key: key, value: "scheduled")
-    let result: Result<String?, any Error> = await withCheckedContinuation { continuation in
+    let result: Swift.Result<String?, any Error> = await withCheckedContinuation { continuation in
       queue.schedule(after: .milliseconds(5), signal: .never, execute: { DispatchQueue.getSpecific(key: key) }) {
         continuation.resume(returning: $0)
       }
@@ -62,7 +62,7 @@ struct FoundationWorkTests {
 
   @Test func aThrownErrorIsAFailureNotACancellation() async {
     struct Broken: Error {}
-    let result: Result<Int, any Error> = await withCheckedContinuation { continuation in
+    let result: Swift.Result<Int, any Error> = await withCheckedContinuation { continuation in
       DispatchQueue.global().schedule(signal: .never, execute: { () throws -> Int in throw Broken() }) {
         continuation.resume(returning: $0)
       }
@@ -92,7 +92,7 @@ struct FoundationWorkTests {
   @Test func aWorkItemThatRunsReportsSuccess() async throws {
     let ran = Counter()
     let item = DispatchWorkItem { ran.increment() }
-    let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+    let result: Swift.Result<Void, any Error> = await withCheckedContinuation { continuation in
       DispatchQueue.global().async(item, signal: CancelSource().signal) { continuation.resume(returning: $0) }
     }
     try result.get()
@@ -106,7 +106,7 @@ struct FoundationWorkTests {
     queue.isSuspended = true  // the operation cannot start before we cancel
     let source = CancelSource()
     let operation = BlockOperation {}
-    let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+    let result: Swift.Result<Void, any Error> = await withCheckedContinuation { continuation in
       queue.addOperation(operation, signal: source.signal) { continuation.resume(returning: $0) }
       source.cancel()
       queue.isSuspended = false
@@ -122,7 +122,7 @@ struct FoundationWorkTests {
     queue.isSuspended = true
     let operation = BlockOperation {}
     operation.name = "resize"
-    let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+    let result: Swift.Result<Void, any Error> = await withCheckedContinuation { continuation in
       queue.addOperation(operation, signal: .never) { continuation.resume(returning: $0) }
       operation.cancel()
       queue.isSuspended = false
@@ -140,7 +140,7 @@ struct FoundationWorkTests {
     let order = Recorder<String>()
     let operation = BlockOperation { order.record("body") }
     operation.completionBlock = { order.record("own completion") }
-    let result: Result<Void, any Error> = await withCheckedContinuation { continuation in
+    let result: Swift.Result<Void, any Error> = await withCheckedContinuation { continuation in
       queue.addOperation(operation, signal: .never) {
         order.record("adapter")
         continuation.resume(returning: $0)

@@ -36,9 +36,10 @@ extension OperationQueue {
   ///
   /// The operation's `completionBlock` is used for this; an existing one still runs, first.
   public func addOperation(
-    _ operation: Operation, signal: CancelSignal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    _ operation: Operation, signal: CancelSignal,
+    completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
-    let outcome = SettleCell<Result<Void, any Error>>()
+    let outcome = SettleCell<Swift.Result<Void, any Error>>()
     outcome.observe(completion)
     let box = OperationBox(operation: operation)
     let previous = operation.completionBlock.map(CompletionBox.init)
@@ -77,7 +78,8 @@ extension OperationQueue {
   /// (cancelling the operation ends the outcome cancelled; it cannot cancel the token, which
   /// belongs to its request).
   public func addOperation(
-    _ operation: Operation, token: CancellationToken, completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    _ operation: Operation, token: CancellationToken,
+    completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
     addOperation(operation, signal: token.signal, completion: completion)
   }

@@ -41,7 +41,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// core propagates through them without recursion, and no context keeps the one before alive.
   let entry: CancelStorage?
 
-  @usableFromInline init() {
+  /// A new context, not cancelled, with no members (PromiseKit 7 code creates one directly).
+  public init() {
     hold = nil
     entry = nil
   }
@@ -173,7 +174,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
   /// follows, or a stage's body may return while the cancel runs).
   @inlinable
-  func settle<T>(_ promise: Promise<T>, with result: Result<T, Error>) {
+  func settle<T>(_ promise: Promise<T>, with result: Swift.Result<T, Error>) {
     if cancelStarted, let reason = cancelReason {
       reject(promise, cancelledWith: reason)
     } else {
@@ -236,8 +237,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   private static func isPending<Work: Thenable>(_ work: Work, orCancelledBy source: CancelStorage) -> Bool {
     switch work.result {
     case nil: return true
-    case .success: return false
-    case .failure(let error): return source.isCancelled(by: ErrorIdentity(error))
+    case .fulfilled: return false
+    case .rejected(let error): return source.isCancelled(by: ErrorIdentity(error))
     }
   }
 

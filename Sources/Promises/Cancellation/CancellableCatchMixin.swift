@@ -68,13 +68,17 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    let result = CancellablePromise<T>(stageOf: branch)
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> Promise<T> in
       try branch.checkNotCancelled()
       let returned = try body(error)
+      // Returning the very member this call returned would wait for itself.
+      guard returned.promise !== result.promise else { throw PMKError.returnedSelf }
       branch.append(returned.cancelContext)
       return returned.promise
     }
-    return CancellablePromise(recovered, cancelContext: branch)
+    recovered.pipe { result.settle($0) }
+    return result
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), then resolves the
@@ -223,10 +227,14 @@ public final class CancellableFinalizer: CancellableWithReason, Sendable {
   ///     thread that ended the chain.
   ///   - flags: the dispatch flags.
   ///   - body: the final step.
+  /// - Returns: this finalizer, which can still cancel the chain (PromiseKit 7 code cancels the
+  ///   result of `finally`).
+  @discardableResult
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
-  ) {
+  ) -> CancellableFinalizer {
     finalizer.finally(on: on, flags: flags, body)
+    return self
   }
 }

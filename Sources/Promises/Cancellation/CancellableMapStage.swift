@@ -73,12 +73,12 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// Called once with the parent's result, on the resolving thread. Returns whether the caller
   /// hands this stage's delivery back (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: consuming Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+  func receive(_ result: consuming Swift.Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let (transform, context) = takeWork() else { return false }
     switch consume result {
     case .success(let value):
       guard !context.cancelStarted else { return false }
-      return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
+      return settleMember(Swift.Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
       // Checked before the failure is wrapped again: a cancel passes through a long chain here.
       guard context.cancelStarted else { return settle(.failure(error), handingBackOn: queue) }
@@ -95,7 +95,9 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// `CancelContext.settle(_:with:)` (the cancel error wins once a cancel started) for this stage,
   /// handing its delivery back when it may.
   @inlinable
-  func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
+  func settleMember(
+    _ result: Swift.Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?
+  )
     -> Bool
   {
     guard context.cancelStarted else { return settle(result, handingBackOn: queue) }
@@ -136,6 +138,6 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func run(_ value: Input) {
     guard let (transform, context) = takeWork(), !context.cancelStarted else { return }
-    context.settle(self, with: Result { try transform(value) })
+    context.settle(self, with: Swift.Result { try transform(value) })
   }
 }

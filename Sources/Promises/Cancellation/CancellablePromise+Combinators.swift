@@ -138,7 +138,7 @@ public func when<T: Sendable>(fulfilled promises: [CancellablePromise<T>], autoC
 ///
 /// - Parameter promises: the inputs.
 /// - Returns: a new chain fulfilled with every result, in order.
-public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> CancellablePromise<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> CancellablePromise<[Result<T>]> {
   InputPolicy.members.result(when(resolved: promises.map(\.promise)).asPromise(), inputs: promises)
 }
 
@@ -146,7 +146,7 @@ public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> Can
 ///
 /// - Parameter promises: the inputs.
 /// - Returns: a new chain fulfilled with every result, in order.
-public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> CancellablePromise<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> CancellablePromise<[Result<T>]> {
   when(resolved: promises)
 }
 
@@ -159,7 +159,7 @@ public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> Ca
 /// - Returns: a new chain fulfilled with every result, in order.
 public func when<T: Sendable>(
   resolved promises: [CancellablePromise<T>], autoCancel: Bool
-) -> CancellablePromise<[Result<T, Error>]> {
+) -> CancellablePromise<[Result<T>]> {
   InputPolicy(autoCancel: autoCancel).result(when(resolved: promises.map(\.promise)).asPromise(), inputs: promises)
 }
 

@@ -144,6 +144,9 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// the resolver cannot replace the cancel error.
   ///
   /// - Parameter body: starts the work and returns how to stop it.
+  ///
+  /// Disfavored, so a body that returns nothing (PromiseKit 7's form) is never ambiguous.
+  @_disfavoredOverload
   public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
     self.init(stageOf: CancelContext())
     let resolver = Resolver(promise)
@@ -170,7 +173,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
 
   /// CancellablePromiseKit's wrapper form: `body` gets a `cancelPromise` that **rejects** (with
   /// the cancel error) when this promise is cancelled, and **fulfils** when it ends any other
-  /// way; the work it returns is followed.
+  /// way, or when it is released without having been cancelled; the work it returns is followed.
   ///
   /// Typical use: `CancellablePromise(wrapper: { cancelPromise in when(work(), while: cancelPromise) })`.
   ///
@@ -181,7 +184,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     // A handler: a cancel runs it before it rejects the members, so `cancelPromise` is rejected
     // before the member's rejection could fulfil it below.
     cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) }, whilePending: promise)
-    promise.pipe { _ in cancelPromise.settle(.success(())) }
+    let release = WrapperRelease(cancelPromise)
+    promise.pipe { _ in release.fulfil() }
     do {
       try body(cancelPromise).pipe { [self] in settle($0) }
     } catch {
@@ -197,12 +201,12 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   }
 
   /// The result once resolved; `nil` while pending.
-  public var result: Result<T, Error>? { promise.result }
+  public var result: Result<T>? { promise.result }
 
   /// Settles this member with `result`, or with the cancel error if the chain's cancel has
   /// started (see `CancelContext.settle(_:with:)`).
   @inlinable
-  func settle(_ result: Result<T, Error>) {
+  func settle(_ result: Swift.Result<T, Error>) {
     cancelContext.settle(promise, with: result)
   }
 

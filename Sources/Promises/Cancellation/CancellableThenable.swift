@@ -90,7 +90,7 @@ extension CancellableThenable {
   // MARK: State
 
   /// The result once resolved; `nil` while pending.
-  public var result: Result<T, Error>? { promise.result }
+  public var result: Result<T>? { promise.result }
 
   /// The value if fulfilled.
   public var value: T? { promise.value }
@@ -275,14 +275,14 @@ extension CancellableThenable {
   /// - Returns: a new member of this chain resolved the same way.
   public func tap(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
-    _ body: @escaping @Sendable (Result<T, Error>) -> Void
+    _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> CancellablePromise<T> {
     let flags = DispatchFlags(flags)
     let context = cancelContext
     let next = CancellablePromise<T>(stageOf: context)
     promise.pipe { result in
       on.dispatch(flags) {
-        if !context.cancelStarted { body(result) }
+        if !context.cancelStarted { body(Result(result)) }
         next.settle(result)
       }
     }

@@ -31,6 +31,10 @@ public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a promise of every value, in argument order.
+///
+/// Two to five arguments whose result could be either an array or a tuple get the tuple
+/// (PromiseKit's `when(fulfilled:_:…)`); this form is disfavored so those calls are not ambiguous.
+@_disfavoredOverload
 public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<[U.T]> {
   when(fulfilled: thenables)
 }
@@ -95,12 +99,12 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in input order.
-public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T>]> {
   guard !promises.isEmpty else { return .value([]) }
-  let result = Guarantee<[Result<T, Error>]>(pending: ())
+  let result = Guarantee<[Result<T>]>(pending: ())
   let countdown = Countdown(count: promises.count)
   for (index, promise) in promises.enumerated() {
-    promise.pipe { (_: Result<T, Error>) in
+    promise.pipe { (_: Swift.Result<T, Error>) in
       guard countdown.arrive(index) else { return }
       result.settle(promises.map { $0.result! })
     }
@@ -112,7 +116,7 @@ public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Res
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in argument order.
-public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T>]> {
   when(resolved: promises)
 }
 
@@ -131,12 +135,4 @@ public func when<T: Sendable>(guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
     }
   }
   return result
-}
-
-/// Waits for every guarantee (variadic).
-///
-/// - Parameter guarantees: the guarantees to wait for.
-/// - Returns: a guarantee of every value, in argument order.
-public func when<T: Sendable>(guarantees: Guarantee<T>...) -> Guarantee<[T]> {
-  when(guarantees: guarantees)
 }

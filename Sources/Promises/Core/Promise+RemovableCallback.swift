@@ -8,9 +8,9 @@ extension Promise {
   /// For waiters that may give up before the promise resolves (an await whose task is cancelled,
   /// `when(_:while:)` once its work finished): a long-lived pending promise keeps only the
   /// waiters still waiting.
-  package final func pipeRemovably(to body: @escaping @Sendable (Result<T, Error>) -> Void) -> RegistrationKey? {
-    var offered = Optional(PromiseCallback<Result<T, Error>>.run(body))
-    let outcome = lock.withLock { () -> (RegistrationKey?, Result<T, Error>?) in
+  package final func pipeRemovably(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) -> RegistrationKey? {
+    var offered = Optional(PromiseCallback<Swift.Result<T, Error>>.run(body))
+    let outcome = lock.withLock { () -> (RegistrationKey?, Swift.Result<T, Error>?) in
       switch machine.observeRemovably(offered.take()!) {
       case .queued(let key): return (key, nil)
       case .runNow(let callback):
@@ -41,7 +41,7 @@ extension Promise where T == Void {
 
 extension Promise {
   /// Settles this promise, unless it already settled: for the package's adapters.
-  package final func settleFromPackage(_ result: Result<T, Error>) {
+  package final func settleFromPackage(_ result: Swift.Result<T, Error>) {
     settle(result)
   }
 }

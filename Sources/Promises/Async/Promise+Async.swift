@@ -1,7 +1,6 @@
 import CancelCore
-import Promises
 
-extension Promises.Promise {
+extension Promise {
   /// Waits for this promise and returns its value.
   ///
   /// A plain promise cannot be cancelled, so cancelling the awaiting task does not stop it: the
@@ -63,8 +62,8 @@ extension CancellablePromise {
 /// between the two. An await that ends by its task's cancellation takes its callback back out of
 /// the promise, so a long-lived pending promise awaited by many cancelled tasks keeps nothing of
 /// them.
-func awaitFirst<T: Sendable>(of promise: Promises.Promise<T>) async throws -> T {
-  let first = SettleCell<Result<T, any Error>>()
+func awaitFirst<T: Sendable>(of promise: Promise<T>) async throws -> T {
+  let first = SettleCell<Swift.Result<T, any Error>>()
   var key: RegistrationKey?
   do {
     return try await withTaskCancellationHandler {
