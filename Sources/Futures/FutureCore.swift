@@ -118,6 +118,7 @@ public class _FutureCore: @unchecked Sendable {
     case .deliver: SettleDelivery.deliver(self)
     }
     if detachUpstream { released.upstream.removeConsumers() }
+    released.runEndObservers()
     return true
   }
 
@@ -130,6 +131,7 @@ public class _FutureCore: @unchecked Sendable {
   final func settleLeavingDelivery(_ result: ErasedResult) -> _FutureCore? {
     var released = ReleasedRequestState()
     let action = lockedSettle(result, unlessClaimed: false, released: &released)
+    released.runEndObservers()
     if case .deliver = action { return self }
     return nil
   }
@@ -151,7 +153,10 @@ public class _FutureCore: @unchecked Sendable {
       let action = machine.settle(result)
       if case .alreadySettled = action { return action }
       if case .none = upstream {} else { swap(&released.upstream, &upstream) }
-      if let extras, !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+      if let extras {
+        if !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+        if !extras.endObservers.isEmpty { swap(&released.endObservers, &extras.endObservers) }
+      }
       return action
     }
   }
@@ -177,6 +182,18 @@ public class _FutureCore: @unchecked Sendable {
       callback.run(result)?.deliverNow()
       return nil
     }
+  }
+
+  /// Runs `body` once this future completed, on the completing thread (at once on this thread if
+  /// it already has). Unlike a callback, `body` is no consumer: it changes nothing about where
+  /// requests go (see the "Cancellation trees" article).
+  final func whenCompleted(_ body: @escaping @Sendable () -> Void) {
+    let added = lock.withLock { () -> Bool in
+      guard !machine.isSettled else { return false }
+      lockedExtras().endObservers.append(body)
+      return true
+    }
+    if !added { body() }
   }
 
   /// Removes a waiting callback (a consumer leaving); it is released after unlocking.
@@ -521,6 +538,9 @@ final class FutureExtras {
   @exclusivity(unchecked) var unforwarded: CancellationOptions?
   /// The requests that reached the future, when `PackedOptions` cannot hold them.
   @exclusivity(unchecked) var requested: CancellationOptions?
+  /// What runs once the future completes without being a consumer of it (see
+  /// `_FutureCore.whenCompleted(_:)`).
+  @exclusivity(unchecked) var endObservers: ContiguousArray<@Sendable () -> Void> = []
 
   init(executor: Executor) {
     self.executor = executor
@@ -531,4 +551,10 @@ final class FutureExtras {
 struct ReleasedRequestState {
   var upstream = Upstream.none
   var handlers: ContiguousArray<RequestHandler> = []
+  var endObservers: ContiguousArray<@Sendable () -> Void> = []
+
+  /// Runs the end observers taken from the future, after unlocking.
+  func runEndObservers() {
+    if !endObservers.isEmpty { for observer in endObservers { observer() } }
+  }
 }

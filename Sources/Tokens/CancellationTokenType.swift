@@ -94,7 +94,8 @@ extension CancellationTokenType {
     onComplete(on: queue) { cancelled in if cancelled { handler() } }
   }
 
-  /// Calls `cancelable.cancel()` if the token is cancelled; a class instance is held weakly.
+  /// Calls `cancelable.cancel()` if the token is cancelled; a class instance of yours is held
+  /// weakly, a handle of this package strongly until the token or the handle's work ends.
   ///
   /// See ``CancellationToken/register(cancelable:on:)``.
   ///
@@ -104,7 +105,10 @@ extension CancellationTokenType {
   /// - Returns: a handle that removes the registration.
   @discardableResult
   public func register(cancelable: some Cancelable, on queue: DispatchQueue? = nil) -> CancellationRegistration {
-    onCancel(on: queue, CancellationToken.cancelAction(for: cancelable))
+    if let handle = cancelable as? any CancellableHandle {
+      return onCancel(on: queue) { handle.cancel() }.removed(whenWorkOf: handle)
+    }
+    return onCancel(on: queue, CancellationToken.cancelAction(for: cancelable))
   }
 
   /// Throws ``reason`` if the token is cancelled.

@@ -153,7 +153,7 @@ extension CancellableCatchMixin where T == Void {
 
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
 /// ``finally(on:flags:_:)`` once the chain ended, however it ended.
-public final class CancellableFinalizer: Cancellable, Sendable {
+public final class CancellableFinalizer: CancellableHandle, Sendable {
   let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.
   public let cancelContext: CancelContext
@@ -180,6 +180,14 @@ public final class CancellableFinalizer: Cancellable, Sendable {
 
   /// Whether `cancel` was called on the chain.
   public var cancelAttempted: Bool { cancelContext.cancelAttempted }
+
+  /// Runs `body` once the chain has ended, after its `catch` (at once if it already has), on the
+  /// thread that ended it. A token registration holding this finalizer uses it to let go of it.
+  ///
+  /// - Parameter body: what to do then.
+  public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
+    finalizer.guarantee.pipe { (_: Void) in body() }
+  }
 
   /// Runs `body` once the chain ended, cancelled or not.
   ///

@@ -14,7 +14,7 @@ import CancelCore
 /// download.cancel()   // rejects every pending member with PMKError.cancelled, now
 /// ```
 public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableThenable, CancellableCatchMixin,
-  Cancellable, @unchecked Sendable
+  CancellableHandle, @unchecked Sendable
 {
   // Safety of `@unchecked Sendable`: both properties are immutable; the inherited member links are
   // the core's, guarded by the context's lock (see `_CancelMember`).
@@ -199,6 +199,14 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
 
   /// The underlying promise (the member itself: cancelling the chain rejects it).
   public func asPromise() -> Promise<T> { promise }
+
+  /// Runs `body` once this member's promise has settled (at once if it already has), on the
+  /// settling thread. A token registration holding this member uses it to let go of it.
+  ///
+  /// - Parameter body: what to do then.
+  public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
+    promise.pipe { _ in body() }
+  }
 }
 
 extension CancellablePromise where T == Void {
