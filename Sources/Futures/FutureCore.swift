@@ -37,6 +37,15 @@ public class _FutureCore: @unchecked Sendable {
     machine = SettleStateMachine()
   }
 
+  deinit {
+    // A pending future still holds the stages waiting on it (and they theirs), and a stage its
+    // link to the future it waits on (and that one its own): freed here, one inside the other, a
+    // long chain would overflow the stack. The core frees them in a loop instead. A completed
+    // future handed both out already: nothing to do.
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    if case .none = upstream {} else { IterativeRelease.release(upstream) }
+  }
+
   /// A pending derived stage whose block runs on `executor` (`stored` is that executor when
   /// `executor` is `.stored`).
   @usableFromInline

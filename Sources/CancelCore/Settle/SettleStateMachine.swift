@@ -116,6 +116,16 @@ package struct SettleStateMachine<Value, Callback> {
     (first == nil ? 0 : 1) + (more?.table.count ?? 0)
   }
 
+  /// Whether callbacks wait (not yet handed out).
+  @inlinable package var hasWaiting: Bool { first != nil || more != nil }
+
+  /// Hands over the waiting callbacks without delivering them, for a host being freed (see
+  /// `IterativeRelease`).
+  @inlinable
+  package mutating func takeWaiting() -> (first: Callback?, more: OverflowCallbacks<Callback>?) {
+    (first.take(), more.take())
+  }
+
   /// Offers a callback: it waits (under the returned key), or, once the value was delivered, it
   /// is handed back to run now with the value.
   @inlinable
