@@ -20,8 +20,12 @@ import CancelCore
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
 ///
-/// A chain that neither settles nor is cancelled keeps its members alive (each pending member waits
-/// in its context until it settles).
+/// While the context lives, every pending member of its chain waits in it (so a cancel reaches
+/// it). The context lives as long as something that can cancel it does: a member, a finalizer or
+/// the context itself held by your code, or a chain it is linked into. Once none is left, nobody
+/// can cancel the chain any more: the context goes away and lets go of its pending members, and
+/// a pending chain nobody can reach is freed (one still reachable, through a resolver for
+/// example, runs on as a chain that can no longer be cancelled).
 public final class CancelContext: Cancellable, Sendable {
   /// The core source whose cancellation is the chain's cancellation.
   @usableFromInline let source = CancelStorage()
@@ -31,16 +35,19 @@ public final class CancelContext: Cancellable, Sendable {
   /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
   /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.
   init(branchOf upstream: CancelContext) {
-    _ = upstream.source.link(to: source)
+    chain.append(upstream)
   }
 
-  /// A context goes away once every member settled (pending members keep it alive) and nobody
-  /// holds it: it can never be cancelled any more, so its source completes without cancellation.
-  /// Observers of ``signal`` (a token made from the context) complete as not cancelled, and the
-  /// handlers still registered (tasks of a chain that finished) are released.
+  /// A context goes away once nothing that could cancel it is left (see the type's notes): its
+  /// source then completes without cancellation. Observers of ``signal`` (a token made from the
+  /// context) complete as not cancelled, the handlers still registered (tasks) are released, and
+  /// so are the members still pending, which frees whatever of the chain nobody else holds.
   deinit {
     _ = source.close()
   }
+
+  /// What the chain's stages use of it: the same source, without keeping this context alive.
+  @inlinable var chain: ChainState { ChainState(source: source) }
 
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
   public func cancel() {
@@ -86,47 +93,24 @@ public final class CancelContext: Cancellable, Sendable {
 
   // MARK: Members, tasks, links
 
-  /// Makes `member`'s promise a member: a cancel rejects it while it is pending. It leaves the
-  /// context as soon as the promise settles, so a long-lived context stays small.
+  /// Makes `promise` a member: a cancel rejects it while it is pending. It leaves the context as
+  /// soon as it settles, so a long-lived context stays small.
   @inlinable
-  func adopt<T>(_ member: CancellablePromise<T>) {
-    if source.addMember(member) { member.promise.attachMember(member) }
+  func adopt<T>(_ promise: Promise<T>) {
+    let member = ChainMember(promise, source: source)
+    if source.addMember(member) { promise.attachMember(member) }
   }
 
-  /// Settles `promise` (a member of this chain) with `result`, or with the cancel error if this
-  /// chain's cancel has started: a cancel counts from the moment it flips the context, even before
-  /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
-  /// follows, or a stage's body may return while the cancel runs).
+  /// See ``ChainState/settle(_:with:)``.
   @inlinable
   func settle<T>(_ promise: Promise<T>, with result: Result<T, Error>) {
-    if cancelAttempted, let reason = cancelledError {
-      reject(promise, cancelledWith: reason)
-    } else {
-      promise.settle(result)
-    }
+    chain.settle(promise, with: result)
   }
 
-  /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
-  /// ``isCancelled`` reports) **before** delivering it, so a handler of the member that runs
-  /// synchronously already sees ``isCancelled``. Returns whether this call settled the promise.
+  /// See ``ChainState/reject(_:cancelledWith:)``.
   @inlinable @discardableResult
   func reject<T>(_ promise: Promise<T>, cancelledWith reason: any Error) -> Bool {
-    switch promise.settleLeavingDelivery(.failure(reason)) {
-    case .alreadySettled: return false
-    case .settled:
-      markRejected()
-      return true
-    case .deliver:
-      markRejected()
-      promise.deliverSettled()
-      return true
-    }
-  }
-
-  /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's mark.
-  @usableFromInline
-  func markRejected() {
-    source.raiseMark()
+    chain.reject(promise, cancelledWith: reason)
   }
 
   /// Calls `task.cancel()` (once) and `reject` when the chain is cancelled; at once if it already
@@ -142,7 +126,6 @@ public final class CancelContext: Cancellable, Sendable {
 
   /// Links `other` so that cancelling this context cancels it too (with the same error).
   func append(_ other: CancelContext) {
-    guard other !== self else { return }
-    _ = other.source.link(to: source)
+    chain.append(other)
   }
 }

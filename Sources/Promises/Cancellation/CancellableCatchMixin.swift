@@ -63,9 +63,10 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    let branchChain = branch.chain  // not the context: see `ChainState`
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> Promise<T> in
       let returned = try body(error)
-      branch.append(returned.cancelContext)
+      branchChain.append(returned.cancelContext)
       return returned.promise
     }
     return CancellablePromise(recovered, cancelContext: branch)
@@ -101,7 +102,7 @@ extension CancellableCatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> CancellablePromise<Void>
   ) -> CancellablePromise<T> {
-    let context = cancelContext
+    let context = cancelContext.chain  // not the context: see `ChainState`
     let ensured = promise.ensureThen(on: on, flags: flags) { () -> Guarantee<Void> in
       let cleanup = body()
       context.append(cleanup.cancelContext)
@@ -109,7 +110,7 @@ extension CancellableCatchMixin {
       cleanup.promise.pipe { _ in done.settle(()) }
       return done
     }
-    return CancellablePromise(ensured, cancelContext: context)
+    return CancellablePromise(ensured, cancelContext: cancelContext)
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), and ends the chain.

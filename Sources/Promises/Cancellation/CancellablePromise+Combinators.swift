@@ -52,13 +52,29 @@ enum InputPolicy {
       for input in inputs { result.cancelContext.append(input.cancelContext) }
     case .autoCancel:
       for input in inputs { result.cancelContext.append(input.cancelContext) }
-      result.promise.pipe { _ in
-        for input in inputs where input.isPending { input.cancel() }
-      }
+      let pending = PendingInputs(inputs)
+      result.promise.pipe { _ in pending.cancel() }
     case .untouched:
       break
     }
     return result
+  }
+}
+
+/// The inputs of a combinator as its result's callback cancels them: their promises and chains,
+/// not the members themselves (a member keeps its context alive, and the inputs' contexts keep
+/// the result's promise, so holding the members would keep a dropped pending result alive: see
+/// `ChainState`).
+struct PendingInputs<T: Sendable>: Sendable {
+  let inputs: [(promise: Promise<T>, chain: ChainState)]
+
+  init(_ members: [CancellablePromise<T>]) {
+    inputs = members.map { ($0.promise, $0.cancelContext.chain) }
+  }
+
+  /// Cancels, with ``PMKError/cancelled``, the chain of every input still pending.
+  func cancel() {
+    for input in inputs where input.promise.isPending { input.chain.cancel(error: CancelContext.defaultError) }
   }
 }
 
@@ -73,9 +89,10 @@ enum InputPolicy {
 /// - Returns: a new chain resolved like the winner.
 public func race<T: Sendable>(_ promises: [CancellablePromise<T>]) -> CancellablePromise<T> {
   let result = InputPolicy.members.result(race(promises.map(\.promise)), inputs: promises)
+  let pending = PendingInputs(promises)
   result.promise.pipe { outcome in
     guard case .failure = outcome else { return }
-    for input in promises where input.isPending { input.cancel() }
+    pending.cancel()
   }
   return result
 }
@@ -216,19 +233,24 @@ where It.Element == CancellablePromise<T> {
 
   private let lock = CoreLock()
   @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
-  private let result: CancellablePromise<[T]>
+  // The result's promise and chain, and the pulled promises, not the members: the pulled
+  // promises' callbacks hold this puller, and a member would keep its context, and so the
+  // pulled promises, alive (see `ChainState`).
+  private let result: Promise<[T]>
+  private let resultChain: ChainState
   private let limit: Int
   // Drainer-confined state.
   private var iterator: It
   private var exhausted = false
   private var started = false
   private var active = 0
-  private var pulled: [CancellablePromise<T>] = []
+  private var pulled: [Promise<T>] = []
 
   init(iterator: It, limit: Int, result: CancellablePromise<[T]>) {
     self.iterator = iterator
     self.limit = limit
-    self.result = result
+    self.result = result.promise
+    resultChain = result.cancelContext.chain
   }
 
   /// Asks for a run (the start, or one pulled promise resolved); runs now if nobody else is.
@@ -239,16 +261,16 @@ where It.Element == CancellablePromise<T> {
 
   private func run() {
     if started { active -= 1 } else { started = true }
-    guard result.promise.isPending else { return }
-    while !exhausted, active < limit, !result.cancelAttempted, result.promise.isPending {
+    guard result.isPending else { return }
+    while !exhausted, active < limit, !resultChain.cancelAttempted, result.isPending {
       guard let next = iterator.next() else {
         exhausted = true
         break
       }
       active += 1
-      pulled.append(next)
-      result.cancelContext.append(next.cancelContext)
-      let result = result.promise
+      pulled.append(next.promise)
+      resultChain.append(next.cancelContext)
+      let result = result
       // Captured as an existential so the closure does not capture the iterator's type.
       let requester: any RunRequester = self
       next.promise.pipe { outcome in
@@ -257,7 +279,7 @@ where It.Element == CancellablePromise<T> {
       }
     }
     if exhausted, active == 0 {
-      result.promise.settle(.success(pulled.map { $0.value! }))
+      result.settle(.success(pulled.map { $0.value! }))
     }
   }
 }
