@@ -23,7 +23,7 @@ package enum IterativeRelease {
   /// Frees `value` now, or (inside another release on this thread) queues it for that release to
   /// free when the current step returns.
   package static func release<Value>(_ value: consuming Value) {
-    var held = Optional(value)
+    var held = Optional(consume value)
     ThreadReleaseQueue.withCurrent { queue in
       guard !queue.isReleasing else {
         queue.pending.append(held.take()!)

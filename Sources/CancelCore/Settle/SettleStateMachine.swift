@@ -122,8 +122,9 @@ package struct SettleStateMachine<Value, Callback> {
   /// Hands over the waiting callbacks without delivering them, for a host being freed (see
   /// `IterativeRelease`).
   @inlinable
-  package mutating func takeWaiting() -> (first: Callback?, more: OverflowCallbacks<Callback>?) {
-    (first.take(), more.take())
+  package mutating func takeWaiting() -> SettleCallbackBatch<Callback> {
+    var table = more.take()?.table ?? RegistrationTable<Callback>()
+    return SettleCallbackBatch(first: first.take(), rest: table.drain())
   }
 
   /// Offers a callback: it waits (under the returned key), or, once the value was delivered, it
