@@ -119,6 +119,26 @@ struct DroppedWorkTests {
     #expect(stages.allSatisfy { $0.value == nil }, "every stage was freed")
   }
 
+  @Test func aDroppedPendingCombinationOfPromisesIsFreedWithItsInputs() {
+    let inputs: [WeakBox<Promise<Int>>]
+    let guarantees: [WeakBox<Guarantee<Int>>]
+    do {
+      let pending = (0..<3).map { _ in Promise<Int>.pending().promise }
+      let pendingGuarantees = (0..<2).map { _ in Guarantee<Int>.pending().guarantee }
+      _ = when(fulfilled: pending)
+      _ = when(resolved: pending)
+      let pair: Promise<(Int, Int)> = when(fulfilled: pending[0], pending[1])
+      _ = pair
+      _ = when(fulfilled: pending[0], pending[1], pendingGuarantees[0])
+      _ = when(guarantees: pendingGuarantees)
+      _ = race(pending)
+      inputs = pending.map { WeakBox($0) }
+      guarantees = pendingGuarantees.map { WeakBox($0) }
+    }
+    #expect(inputs.allSatisfy { $0.value == nil }, "no input keeps another alive through the combination")
+    #expect(guarantees.allSatisfy { $0.value == nil })
+  }
+
   @Test func aPendingChainWhoseResolverIsHeldIsKeptAndRuns() async {
     let ran = Counter()
     let resolver: Resolver<Int>

@@ -207,9 +207,13 @@ private final class RunningChild: @unchecked Sendable {
     Self.collect(output.fileHandleForReading, into: standardOutput)
     Self.collect(errors.fileHandleForReading, into: standardError)
     let pid = processIdentifier
-    exited.observe { [self] termination in
-      standardOutput.observe { [self] out in
-        standardError.observe { [self] err in
+    // The cells, not `self`: `self` holds the process, whose termination handler (never cleared by
+    // Linux Foundation) holds `exited`, so a callback on `exited` holding `self` would keep the
+    // whole child alive for ever if the process were never reported (the leak check found such a
+    // cycle).
+    exited.observe { [standardOutput, standardError, stoppedBecause, finished] termination in
+      standardOutput.observe { [standardError, stoppedBecause, finished] out in
+        standardError.observe { [stoppedBecause, finished] err in
           if let reason = stoppedBecause.value {
             finished.settle(.failure(reason))
           } else {

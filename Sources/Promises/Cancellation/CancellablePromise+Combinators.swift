@@ -61,20 +61,36 @@ enum InputPolicy {
   }
 }
 
-/// The inputs of a combinator as its result's callback cancels them: their promises and chains,
-/// not the members themselves (a member keeps its context alive, and the inputs' contexts keep
-/// the result's promise, so holding the members would keep a dropped pending result alive: see
-/// `ChainState`).
+/// The inputs of a combinator as its result's callback cancels them: their chains, and their
+/// promises held weakly, not the members themselves.
+///
+/// The inputs' promises lead to the result's promise (the combination waits on them), whose
+/// callback holds this: holding the promises (or the members, which also keep their contexts)
+/// would make a cycle that keeps a dropped pending combination alive for ever (see `ChainState`).
+/// A promise that went away can never settle, so whether it is pending no longer matters.
 struct PendingInputs<T: Sendable>: Sendable {
-  let inputs: [(promise: Promise<T>, chain: ChainState)]
+  let inputs: [(promise: WeakPromise<T>, chain: ChainState)]
 
   init(_ members: [CancellablePromise<T>]) {
-    inputs = members.map { ($0.promise, $0.cancelContext.chain) }
+    inputs = members.map { (WeakPromise($0.promise), $0.cancelContext.chain) }
   }
 
   /// Cancels, with ``PMKError/cancelled``, the chain of every input still pending.
   func cancel() {
-    for input in inputs where input.promise.isPending { input.chain.cancel(error: CancelContext.defaultError) }
+    for input in inputs where input.promise.value?.isPending ?? false {
+      input.chain.cancel(error: CancelContext.defaultError)
+    }
+  }
+}
+
+/// A weak reference to a promise.
+final class WeakPromise<T: Sendable>: Sendable {
+  // `nonisolated(unsafe)`: written once by the initializer; Swift's weak references are safe to
+  // load from any thread.
+  nonisolated(unsafe) weak var value: Promise<T>?
+
+  init(_ value: Promise<T>) {
+    self.value = value
   }
 }
 
@@ -244,7 +260,10 @@ where It.Element == CancellablePromise<T> {
   private var exhausted = false
   private var started = false
   private var active = 0
-  private var pulled: [Promise<T>] = []
+  private var pulledCount = 0
+  /// The values of the pulled promises, as they arrive: the values, not the promises, which would
+  /// keep each other alive once dropped pending.
+  private let values = PulledValues<T>()
 
   init(iterator: It, limit: Int, result: CancellablePromise<[T]>) {
     self.iterator = iterator
@@ -268,19 +287,42 @@ where It.Element == CancellablePromise<T> {
         break
       }
       active += 1
-      pulled.append(next.promise)
+      let index = pulledCount
+      pulledCount += 1
       resultChain.append(next.cancelContext)
       let result = result
+      let values = values
       // Captured as an existential so the closure does not capture the iterator's type.
       let requester: any RunRequester = self
       next.promise.pipe { outcome in
-        if case .failure(let error) = outcome { result.settle(.failure(error)) }
+        switch outcome {
+        case .failure(let error): result.settle(.failure(error))
+        case .success(let value): values.record(value, at: index)
+        }
         requester.request()
       }
     }
     if exhausted, active == 0 {
-      result.settle(.success(pulled.map { $0.value! }))
+      result.settle(.success(values.inOrder(count: pulledCount)))
     }
+  }
+}
+
+/// The values of the promises a `when(fulfilled:concurrently:)` pulled, by pull index.
+final class PulledValues<T: Sendable>: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `values` is read and written only inside `lock.withLock`.
+  private let lock = CoreLock()
+  @exclusivity(unchecked) private var values: [Int: T] = [:]
+
+  /// Records the value of the promise pulled `index`-th.
+  func record(_ value: T, at index: Int) {
+    lock.withLock { values[index] = value }
+  }
+
+  /// The first `count` values, in pull order (every one of them arrived).
+  func inOrder(count: Int) -> [T] {
+    let values = lock.withLock { self.values }
+    return (0..<count).map { values[$0]! }
   }
 }
 
