@@ -106,9 +106,14 @@ extension CancellationTokenType {
   @discardableResult
   public func register(cancelable: some Cancelable, on queue: DispatchQueue? = nil) -> CancellationRegistration {
     if let handle = cancelable as? any CancellableHandle {
-      return onCancel(on: queue) { handle.cancel() }.removed(whenWorkOf: handle)
+      return onComplete(on: queue) { [self] cancelled in
+        if cancelled { CancellationToken.cancel(handle, reason: reason ?? CancellationError()) }
+      }.removed(whenWorkOf: handle)
     }
-    return onCancel(on: queue, CancellationToken.cancelAction(for: cancelable))
+    let cancel = CancellationToken.cancelAction(for: cancelable)
+    return onComplete(on: queue) { [self] cancelled in
+      if cancelled { cancel(reason ?? CancellationError()) }
+    }
   }
 
   /// Throws ``reason`` if the token is cancelled.

@@ -20,6 +20,19 @@ struct ChainState: Sendable {
   /// Whether the chain's cancel has started (see ``CancelContext/cancelAttempted``).
   @inlinable var cancelAttempted: Bool { source.isCancelled }
 
+  /// Whether this chain's cancel started rejecting its members (see
+  /// `CancelContext.cancelStarted`): what a stage checks before its body starts.
+  @inlinable var cancelStarted: Bool { source.isCancelled }
+
+  /// This chain's own cancel reason (see `CancelContext.cancelReason`).
+  @usableFromInline var cancelReason: (any Error)? { source.reason }
+
+  /// Throws the cancel error if a cancel of this chain has started (see
+  /// `CancelContext.checkNotCancelled()`).
+  func checkNotCancelled() throws {
+    if cancelStarted, let reason = cancelReason { throw reason }
+  }
+
   /// The chain's cancel error, once cancelled.
   @usableFromInline var cancelledError: (any Error)? { source.reason }
 
@@ -68,22 +81,24 @@ struct ChainState: Sendable {
     source.raiseMark()
   }
 
-  /// Links `other` so that cancelling this chain cancels it too (with the same error).
+  /// Links `other` so that cancelling this chain cancels it too (with the same error), through
+  /// `child` (`other`'s source by default; the entry of a context after an `ensure`).
   ///
   /// The link keeps `other` alive while this chain can still be cancelled (until this chain's
-  /// source ends) or until `other` ends, whichever comes first: a cancel of this chain must reach
+  /// source ends) or until `child` ends, whichever comes first: a cancel of this chain must reach
   /// `other`'s tasks and members even when nobody else holds `other`.
-  func append(_ other: CancelContext) {
-    guard other.source !== source else { return }
+  func append(_ other: CancelContext, through child: CancelStorage? = nil) {
+    let child = child ?? other.source
+    guard child !== source else { return }
     // Registered before the link: handlers run newest first, so a cancel passes the link on while
     // this still holds `other` (released first, `other` could go away and close its source before
     // the cancel reached it).
     let keep = source.register(.onComplete { _ in withExtendedLifetime(other) {} })
-    guard other.source.link(to: source) else {
+    guard child.link(to: source) else {
       keep.unregister()
       return
     }
-    if keep.isActive { _ = other.source.register(.onComplete { _ in keep.unregister() }) }
+    if keep.isActive { _ = child.register(.onComplete { _ in keep.unregister() }) }
   }
 }
 
