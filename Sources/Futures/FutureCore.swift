@@ -37,6 +37,22 @@ public class _FutureCore: @unchecked Sendable {
     machine = SettleStateMachine()
   }
 
+  deinit {
+    // A pending future still holds the stages waiting on it (and they theirs), and a stage its
+    // link to the future it waits on (and that one its own): freed here, one inside the other, a
+    // long chain would overflow the stack. The core frees them in a loop instead. A completed
+    // future handed both out already: nothing to do.
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    if case .none = upstream {
+    } else {
+      // Moved out, not copied: the field's own reference would otherwise be released after this
+      // body, outside the loop.
+      var link = Upstream.none
+      swap(&link, &upstream)
+      IterativeRelease.release(consume link)
+    }
+  }
+
   /// A pending derived stage whose block runs on `executor` (`stored` is that executor when
   /// `executor` is `.stored`).
   @usableFromInline
@@ -118,6 +134,7 @@ public class _FutureCore: @unchecked Sendable {
     case .deliver: SettleDelivery.deliver(self)
     }
     if detachUpstream { released.upstream.removeConsumers() }
+    released.runEndObservers()
     return true
   }
 
@@ -128,8 +145,12 @@ public class _FutureCore: @unchecked Sendable {
   ///   `deliverCallbacks(on:)`, or call `deliverNow()`); `nil` otherwise.
   @usableFromInline
   final func settleLeavingDelivery(_ result: ErasedResult) -> _FutureCore? {
+    // The future this one waits on was abandoned: this one is not completed, it is handed back
+    // to `abandon`, which abandons what waits on it in turn.
+    if result.isAbandoned { return self }
     var released = ReleasedRequestState()
     let action = lockedSettle(result, unlessClaimed: false, released: &released)
+    released.runEndObservers()
     if case .deliver = action { return self }
     return nil
   }
@@ -151,7 +172,10 @@ public class _FutureCore: @unchecked Sendable {
       let action = machine.settle(result)
       if case .alreadySettled = action { return action }
       if case .none = upstream {} else { swap(&released.upstream, &upstream) }
-      if let extras, !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+      if let extras {
+        if !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+        if !extras.endObservers.isEmpty { swap(&released.endObservers, &extras.endObservers) }
+      }
       return action
     }
   }
@@ -180,6 +204,52 @@ public class _FutureCore: @unchecked Sendable {
       callback.run(result)?.deliverNow()
       return nil
     }
+  }
+
+  /// Called when this future's producer (its ``Promise``) went away. If nothing else can complete
+  /// the future now, the futures waiting on it (its stages, and theirs) can never complete either:
+  /// they are abandoned, so that a dropped pending chain is freed. (Each stage holds the future it
+  /// waits on, for its requests, and each future its waiting stages: without this, a pending future
+  /// whose producer went away and its stages would keep each other alive for ever.)
+  final func producerReleased() {
+    guard let waiting = takeWaitingIfAbandoned() else { return }
+    Self.abandon(waiting)
+  }
+
+  /// The waiting callbacks, taken, if nothing but this future's producer (or parent) could
+  /// complete it: not completed, not handed over to another future, no request handler that could
+  /// answer a request with a completion. `nil` (and nothing taken) otherwise.
+  final func takeWaitingIfAbandoned() -> SettleCallbackBatch<FutureCallback>? {
+    lock.withLock { () -> SettleCallbackBatch<FutureCallback>? in
+      guard !machine.isSettled, !isClaimed, machine.hasWaiting else { return nil }
+      if let extras, !extras.handlers.isEmpty { return nil }
+      return machine.takeWaiting()
+    }
+  }
+
+  /// Tells every callback in `waiting` that its future will never complete (see
+  /// ``ErasedResult/abandoned``), and the futures waiting on those, and so on, in a loop: the
+  /// callbacks are released (and with them what only they kept), no block runs, and a future
+  /// that was abandoned stays pending.
+  static func abandon(_ waiting: SettleCallbackBatch<FutureCallback>) {
+    var work = [waiting]
+    while var batch = work.popLast() {
+      while let callback = batch.popOldest() {
+        if let next = callback.run(.abandoned), let taken = next.takeWaitingIfAbandoned() { work.append(taken) }
+      }
+    }
+  }
+
+  /// Runs `body` once this future completed, on the completing thread (at once on this thread if
+  /// it already has). Unlike a callback, `body` is no consumer: it changes nothing about where
+  /// requests go (see the "Cancellation trees" article).
+  final func whenCompleted(_ body: @escaping @Sendable () -> Void) {
+    let added = lock.withLock { () -> Bool in
+      guard !machine.isSettled else { return false }
+      lockedExtras().endObservers.append(body)
+      return true
+    }
+    if !added { body() }
   }
 
   /// Removes a waiting callback (a consumer leaving); it is released after unlocking.
@@ -375,6 +445,20 @@ enum ErasedResult: Sendable {
     return .boxed(ValueBox(value))
   }
 
+  /// What `_FutureCore.abandon(_:)` hands a callback whose future will never complete: not a
+  /// result. A stage receiving it does not run its block and is not completed; it only hands
+  /// itself back (see `_FutureCore.settleLeavingDelivery(_:)`). A failure with one private error
+  /// object, so that no switch over the cases changes and the check is an identity comparison on
+  /// the failure path only.
+  static let abandoned = ErasedResult.fail(AbandonedFuture.error)
+
+  /// Whether this is ``abandoned``.
+  @inlinable
+  var isAbandoned: Bool {
+    guard case .fail(let error) = self else { return false }
+    return ErrorIdentity(error) == AbandonedFuture.identity
+  }
+
   @inlinable
   var isSuccess: Bool {
     switch self {
@@ -522,6 +606,8 @@ struct FutureCallback: Sendable {
   /// Input `index` of a combinator.
   static func join(_ join: FutureJoin, _ index: Int) -> FutureCallback {
     FutureCallback { result in
+      // An abandoned input never completes: the join waits for it as it would have.
+      if result.isAbandoned { return nil }
       join.operandCompleted(index, succeeded: result.isSuccess)
       return nil
     }
@@ -590,6 +676,9 @@ final class FutureExtras {
   @exclusivity(unchecked) var unforwarded: CancellationOptions?
   /// The requests that reached the future, when `PackedOptions` cannot hold them.
   @exclusivity(unchecked) var requested: CancellationOptions?
+  /// What runs once the future completes without being a consumer of it (see
+  /// `_FutureCore.whenCompleted(_:)`).
+  @exclusivity(unchecked) var endObservers: ContiguousArray<@Sendable () -> Void> = []
 
   init(executor: Executor) {
     self.executor = executor
@@ -600,4 +689,19 @@ final class FutureExtras {
 struct ReleasedRequestState {
   var upstream = Upstream.none
   var handlers: ContiguousArray<RequestHandler> = []
+  var endObservers: ContiguousArray<@Sendable () -> Void> = []
+
+  /// Runs the end observers taken from the future, after unlocking.
+  func runEndObservers() {
+    if !endObservers.isEmpty { for observer in endObservers { observer() } }
+  }
+}
+
+/// The marker error of ``ErasedResult/abandoned``; never seen by users.
+@usableFromInline
+enum AbandonedFuture {
+  struct Marker: Error {}
+  /// The one boxed error whose identity marks an abandoned result.
+  static let error: any Error = Marker()
+  @usableFromInline static let identity = ErrorIdentity(error)
 }

@@ -150,6 +150,30 @@ struct FoundationWorkTests {
     #expect(order.values == ["body", "own completion", "adapter"])
   }
 
+  @Test func aFinishedOperationIsFreedWithEverythingItsCompletionHeld() {
+    let queue = OperationQueue()
+    weak var weakOperation: BlockOperation?
+    weak var weakCaptured: Tracked?
+    do {
+      let captured = Tracked()
+      weakCaptured = captured
+      let operation = BlockOperation { _ = captured }
+      weakOperation = operation
+      let finished = DispatchSemaphore(value: 0)
+      queue.addOperation(operation, signal: CancelSource().signal) { _ in finished.signal() }
+      finished.wait()
+    }
+    queue.waitUntilAllOperationsAreFinished()
+    // The queue's worker lets go of the operation just after the queue reports it finished: give
+    // it that moment (a bounded spin; a completion block that kept the operation never lets go).
+    let deadline = ContinuousClock.now + .seconds(10)
+    while weakOperation != nil && ContinuousClock.now < deadline { sched_yield() }
+    // Linux Foundation never clears a finished operation's completion block: a block that captured
+    // its operation kept it (and what it held) forever.
+    #expect(weakOperation == nil, "nothing keeps a finished operation")
+    #expect(weakCaptured == nil)
+  }
+
   // MARK: Notifications
 
   @Test func observeOnceDeliversTheFirstNotificationOnly() async throws {

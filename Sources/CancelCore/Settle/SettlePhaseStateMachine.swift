@@ -117,6 +117,18 @@ package struct SettlePhaseStateMachine<Callback> {
     return .deliver
   }
 
+  /// Whether callbacks wait (not yet handed out).
+  @inlinable package var hasWaiting: Bool { callbacks.first != nil }
+
+  /// Hands over the waiting callbacks without delivering them, for a host being freed (see
+  /// `IterativeRelease`).
+  @inlinable
+  package mutating func takeWaiting() -> CallbackList<Callback> {
+    var taken = CallbackList<Callback>()
+    swap(&taken, &callbacks)
+    return taken
+  }
+
   /// The callbacks `nextDelivery()` hands out.
   @usableFromInline
   package enum Delivery {

@@ -87,6 +87,8 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
     if warnsIfPending {
       conf.logHandler(.pendingGuaranteeDeallocated)
     }
+    // As in `Promise`: the stages still waiting are freed in a loop, not one inside the other.
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   /// The value once resolved; `nil` while pending.

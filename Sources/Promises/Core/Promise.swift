@@ -111,6 +111,10 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     if warnsIfPending {
       conf.logHandler(.pendingPromiseDeallocated)
     }
+    // A pending promise still holds the stages waiting on it, and they the stages after them:
+    // freed here, one inside the other, a long chain would overflow the stack. The core frees
+    // them in a loop instead. (A settled promise handed its callbacks out: nothing to do.)
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   // MARK: State
