@@ -25,6 +25,16 @@ struct SchedulerLimitTests {
     #expect(!(source.signal.reason is TimeoutError))
   }
 
+  @Test(arguments: [Duration.seconds(Int64.max), .seconds(Int64.max) * 4, .seconds(-Int64.max) * 4])
+  func dispatchDeadlinesBeyondWhatASecondsCountHoldsDoNotTrap(delay: Duration) {
+    let source = CancelSource(timeout: delay)  // the Dispatch scheduler: "never", or at once
+    source.cancel(reason: CancellationError())
+    #expect(source.isCancelled)
+    #expect(Duration.seconds(Int64.max).dispatchInterval == .never)
+    #expect((Duration.seconds(Int64.max) * 4).dispatchInterval == .never)
+    #expect((Duration.seconds(-Int64.max) * 4).dispatchInterval == .nanoseconds(0))
+  }
+
   @Test func manyManualTimersFireInDeadlineOrderWithTiesInSchedulingOrder() {
     let time = ManualDeadlineScheduler()
     let order = Recorder<Int>()

@@ -53,7 +53,8 @@ enum InputPolicy {
     case .autoCancel:
       for input in inputs { result.cancelContext.append(input.cancelContext) }
       let pending = PendingInputs(inputs)
-      result.promise.pipe { _ in pending.cancel() }
+      let chain = result.cancelContext.chain  // not the context: see `ChainState`
+      result.promise.pipe { _ in pending.cancel(withReasonOf: chain) }
     case .untouched:
       break
     }
@@ -75,10 +76,13 @@ struct PendingInputs<T: Sendable>: Sendable {
     inputs = members.map { (WeakPromise($0.promise), $0.cancelContext.chain) }
   }
 
-  /// Cancels, with ``PMKError/cancelled``, the chain of every input still pending.
-  func cancel() {
+  /// Cancels the chain of every input still pending: with the reason of `result`'s chain if that
+  /// chain was cancelled (so every input of a cancelled combination gets the one cancel error),
+  /// else with ``PMKError/cancelled``.
+  func cancel(withReasonOf result: ChainState) {
+    let reason = result.cancelReason ?? CancelContext.defaultError
     for input in inputs where input.promise.value?.isPending ?? false {
-      input.chain.cancel(error: CancelContext.defaultError)
+      input.chain.cancel(error: reason)
     }
   }
 }
@@ -106,9 +110,10 @@ final class WeakPromise<T: Sendable>: Sendable {
 public func race<T: Sendable>(_ promises: [CancellablePromise<T>]) -> CancellablePromise<T> {
   let result = InputPolicy.members.result(race(promises.map(\.promise)), inputs: promises)
   let pending = PendingInputs(promises)
+  let chain = result.cancelContext.chain  // not the context: see `ChainState`
   result.promise.pipe { outcome in
     guard case .failure = outcome else { return }
-    pending.cancel()
+    pending.cancel(withReasonOf: chain)
   }
   return result
 }
