@@ -124,6 +124,14 @@ final class ChainMember<T: Sendable>: _CancelMember, @unchecked Sendable {
     super.init(source: Unmanaged.passUnretained(source), cancelAction: Self.rejectOnCancel)
   }
 
+  /// The promise refers to its member unretained. A member is released while its promise is still
+  /// pending when the chain's context goes away (its source closes and lets go of its list) while
+  /// something can still settle the promise: the promise must then forget it, or its settle would
+  /// leave the source through a freed member.
+  deinit {
+    promise.forgetMember(self)
+  }
+
   /// The chain's cancel, for this member: rejects the promise if still pending. A static
   /// function, so that (specialized in the client) it needs no closure context.
   @inlinable

@@ -244,6 +244,17 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     if let earlier { observe(.run { _ in earlier.leaveSource() }) }
   }
 
+  /// Forgets `member` if it is still this promise's member: called by a member that is going away
+  /// while this promise may still settle (see `member`). Under `lock`, so a settle that is leaving
+  /// through the member right now finishes first; the member's memory stays valid until then.
+  @usableFromInline
+  final func forgetMember(_ member: _CancelMember) {
+    let departing = Unmanaged.passUnretained(member).toOpaque()
+    lock.withLock {
+      if self.member?.toOpaque() == departing { self.member = nil }
+    }
+  }
+
   /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,
   /// inside another delivery, when it returns to the loop).
   ///
