@@ -30,6 +30,12 @@ let package = Package(
   dependencies: [
     // Only for `swift package generate-documentation`; no module depends on it.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+    // Only for the tests: model-based property tests (random programs, shrinking).
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+    // The engine of `ChildProcess` (Adapters), on the platforms that run child processes; its
+    // `FilePath` comes from swift-system on Linux and from the SDK's System on macOS.
+    .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     // The integrations' packages; only targets behind a trait use them (see `traits` above).
     .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
@@ -43,7 +49,11 @@ let package = Package(
     .target(name: "Futures", dependencies: ["CancelCore"]),
     .target(
       name: "Adapters",
-      dependencies: ["CancelCore", "Tokens", "Promises", "Futures"] + integrationProducts),
+      dependencies: [
+        "CancelCore", "Tokens", "Promises", "Futures",
+        .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
+        .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
+      ] + integrationProducts),
 
     // The examples: scenarios in a library (so tests run them too) and a thin executable.
     .target(
@@ -56,10 +66,18 @@ let package = Package(
 
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(name: "TestSupport", dependencies: ["CancelCore"], path: "Tests/TestSupport"),
-    .testTarget(name: "CancelCoreTests", dependencies: ["CancelCore", "TestSupport"]),
-    .testTarget(name: "TokensTests", dependencies: ["Tokens", "TestSupport"]),
-    .testTarget(name: "PromisesTests", dependencies: ["Promises", "TestSupport"]),
-    .testTarget(name: "FuturesTests", dependencies: ["Futures", "TestSupport"]),
+    .testTarget(
+      name: "CancelCoreTests",
+      dependencies: ["CancelCore", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
+    .testTarget(
+      name: "TokensTests",
+      dependencies: ["Tokens", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
+    .testTarget(
+      name: "PromisesTests",
+      dependencies: ["Promises", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
+    .testTarget(
+      name: "FuturesTests",
+      dependencies: ["Futures", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(
       name: "AdaptersTests",
       dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]

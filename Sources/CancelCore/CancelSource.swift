@@ -13,7 +13,7 @@
 /// startDownload(signal: source.signal)
 /// source.cancel()
 /// ```
-public final class CancelSource: Cancellable, Sendable {
+public final class CancelSource: CancellableWithReason, Sendable {
   /// The observer view to hand to the work this source can cancel.
   public let signal: CancelSignal
 
@@ -74,6 +74,14 @@ public final class CancelSource: Cancellable, Sendable {
   @discardableResult
   public func cancel(reason: any Error) -> Bool {
     signal.storage.cancel(reason: reason)
+  }
+
+  /// ``cancel(reason:)`` for ``CancellableWithReason``: cancels with `reason` unless the source
+  /// already ended.
+  ///
+  /// - Parameter reason: the reason (the first one wins).
+  public func cancel(dueTo reason: any Error) {
+    _ = cancel(reason: reason)
   }
 
   /// Ends the source without cancelling it: completion handlers run with `false` on this thread,

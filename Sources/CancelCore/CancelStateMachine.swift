@@ -27,10 +27,9 @@ struct CancelStateMachine: Sendable {
   private var handlers = RegistrationTable<CancelHandler>()
   private var members = MemberList()
   private var parents = ParentLinks.none
-  /// Stops the pending deadline's timer; called when the source ends or the deadline is replaced.
-  /// (A closure rather than an `any Cancellable`: the existential made every source's teardown
-  /// measurably slower.)
-  private var stopDeadline: (@Sendable () -> Void)?
+  /// The pending deadline, stopped when the source ends or the deadline is replaced. A reference
+  /// (rather than the instant and timer inline) so a source without a deadline stores one word.
+  private var deadline: ArmedDeadline?
 
   /// The number of handlers (including links to children) waiting on this source.
   var registrationCount: Int { handlers.count }
@@ -104,20 +103,27 @@ struct CancelStateMachine: Sendable {
     return nil
   }
 
-  /// Installs a new deadline's stop action and returns the one to call now: the one it replaced,
-  /// or the new one itself if the source already ended.
-  mutating func replaceDeadline(_ stop: @escaping @Sendable () -> Void) -> (@Sendable () -> Void)? {
-    guard case .active = phase else { return stop }
-    defer { stopDeadline = stop }
-    return stopDeadline
+  /// Installs a new deadline and returns the one to stop now: the one it replaced, or the new one
+  /// itself if the source already ended.
+  mutating func replaceDeadline(_ new: ArmedDeadline) -> ArmedDeadline? {
+    guard case .active = phase else { return new }
+    defer { deadline = new }
+    return deadline
+  }
+
+  /// This source's own pending deadline and the links to its parents, whose deadlines count too;
+  /// nothing once the source ended.
+  var deadlineAndParents: (ContinuousClock.Instant?, ParentLinks) {
+    guard case .active = phase else { return (nil, .none) }
+    return (deadline?.instant, parents)
   }
 
   private mutating func takeEverything(reason: (any Error)?) -> EndedSource {
     let ended = EndedSource(
       handlers: handlers.drain(), members: members.takeAll(), reason: reason, parents: parents,
-      stopDeadline: stopDeadline)
+      deadline: deadline)
     parents = .none
-    stopDeadline = nil
+    deadline = nil
     return ended
   }
 }
@@ -132,6 +138,6 @@ struct EndedSource: Sendable {
   let reason: (any Error)?
   /// Links in parents to remove: an ended child needs no parent any more.
   let parents: ParentLinks
-  /// Stops a pending deadline timer.
-  let stopDeadline: (@Sendable () -> Void)?
+  /// A pending deadline to stop.
+  let deadline: ArmedDeadline?
 }

@@ -71,7 +71,7 @@ extension EndedSource {
 
   /// Stops the deadline timer and removes the links in parents: an ended source needs neither.
   func detach() {
-    stopDeadline?()
+    deadline?.stop()
     parents.unregisterAll()
   }
 }

@@ -223,13 +223,47 @@ package final class CancelStorage: @unchecked Sendable {
   /// stopped (and its closure released) as soon as the source ends another way.
   package func cancel(after delay: Duration, scheduler: some DeadlineScheduler) {
     guard !isCompleted else { return }
+    arm(at: ContinuousClock.now.advanced(by: delay), delay: delay, scheduler: scheduler)
+  }
+
+  /// Cancels with a ``TimeoutError`` when `instant` passes (at once if it has), replacing any
+  /// earlier deadline. `scheduler` measures the time left from now.
+  package func cancel(at instant: ContinuousClock.Instant, scheduler: some DeadlineScheduler) {
+    guard !isCompleted else { return }
+    let delay = max(ContinuousClock.now.duration(to: instant), .zero)
+    arm(at: instant, delay: delay, scheduler: scheduler)
+  }
+
+  private func arm(at instant: ContinuousClock.Instant, delay: Duration, scheduler: some DeadlineScheduler) {
     // The timer holds the storage strongly; ending the source stops the timer, which breaks that
     // reference, so nothing outlives the source's end.
     let timer = scheduler.schedule(after: delay) { [self] in
       _ = self.cancel(reason: TimeoutError(timeout: delay))
     }
-    let stop = lock.withLock { machine.replaceDeadline { timer.cancel() } }
-    stop?()
+    let stale = lock.withLock { machine.replaceDeadline(ArmedDeadline(instant: instant, timer: timer)) }
+    stale?.stop()
+  }
+
+  /// The earliest pending deadline of this source and of every source it is linked to, directly
+  /// or through other links; `nil` if none has one, or once this source ended.
+  ///
+  /// Each source's lock is taken on its own, never two at once; the walk is a loop (a chain of
+  /// any depth reads in constant stack) and visits each source once.
+  package var deadline: ContinuousClock.Instant? {
+    let (own, parents) = lock.withLock { machine.deadlineAndParents }
+    if case .none = parents { return own }  // the common case: no links, nothing to walk
+    var earliest = own
+    var visited: Set<ObjectIdentifier> = [ObjectIdentifier(self)]
+    var toVisit = parents.storages
+    for parent in toVisit { visited.insert(ObjectIdentifier(parent)) }
+    while let storage = toVisit.popLast() {
+      let (own, parents) = storage.lock.withLock { storage.machine.deadlineAndParents }
+      if let own, earliest.map({ own < $0 }) ?? true { earliest = own }
+      for parent in parents.storages where visited.insert(ObjectIdentifier(parent)).inserted {
+        toVisit.append(parent)
+      }
+    }
+    return earliest
   }
 }
 

@@ -14,6 +14,23 @@ public protocol Cancellable: Sendable {
   func cancel()
 }
 
+/// Something whose work can be asked to stop *with a reason*: the work ends with that error where
+/// it can carry one.
+///
+/// Code that cancels work on behalf of something cancelled (a token's
+/// `register(cancelable:)`, for instance) passes the reason on through ``cancel(dueTo:)`` when the
+/// work conforms, and calls plain ``Cancellable/cancel()`` otherwise. A `CancelSource`, a token
+/// request and a cancellable promise chain conform; a future's cancel token and a `Task` cannot
+/// carry a reason and do not.
+public protocol CancellableWithReason: Cancellable {
+  /// Asks the work to stop, with `reason` as the error it ends with. As for ``Cancellable/cancel()``:
+  /// safe from any thread and more than once; only the first cancel has an effect (its reason
+  /// wins).
+  ///
+  /// - Parameter reason: the cancellation error (a timeout, the reason of a token, …).
+  func cancel(dueTo reason: any Error)
+}
+
 /// Swift's `Task` is cancellable: `cancel()` sets the task's cancellation flag and runs its
 /// cancellation handlers, as `Task.cancel()` always does.
 extension Task: Cancellable {}

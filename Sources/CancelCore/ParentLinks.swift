@@ -25,4 +25,13 @@ enum ParentLinks: Sendable {
     case .many(let all): for registration in all { registration.unregister() }
     }
   }
+
+  /// The parents' storages, for reading what they hold (their deadlines).
+  var storages: [CancelStorage] {
+    switch self {
+    case .none: return []
+    case .one(let registration): return registration.storage.map { [$0] } ?? []
+    case .many(let all): return all.compactMap(\.storage)
+    }
+  }
 }

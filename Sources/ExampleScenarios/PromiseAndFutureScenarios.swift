@@ -137,11 +137,13 @@ struct ObservedChild: Sendable {
     let launched = launched
     let reaped = reaped
     work = CancellableWork { signal, completion in
-      let pid = ChildProcess.run(executable, arguments: arguments, signal: signal) { result in
+      ChildProcess.run(executable, arguments: arguments, signal: signal) { pid in
+        launched.deliver(.success(pid))
+      } completion: { result in
+        launched.deliver(.failure(ScenarioFailure("the child did not start")))  // ignored once launched
         reaped.deliver(.success(()))
         completion(result)
       }
-      launched.deliver(pid.map { .success($0) } ?? .failure(ScenarioFailure("the child did not start")))
     }
   }
 

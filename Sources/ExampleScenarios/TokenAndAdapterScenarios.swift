@@ -19,7 +19,14 @@ let tokenAndAdapterScenarios: [Scenario] = [
     guard let sleep = ChildProcess.findExecutable(named: "sleep") else { throw ScenarioFailure("no `sleep` in PATH") }
     let request = CancellationRequest(timeout: .milliseconds(200))
     let outcome = Outcome<ProcessOutput>()
-    let pid = ChildProcess.run(sleep, arguments: ["3600"], token: request.token) { outcome.deliver($0) }
+    let launched = Outcome<Int32>()
+    ChildProcess.run(sleep, arguments: ["3600"], token: request.token) {
+      launched.deliver(.success($0))
+    } completion: {
+      launched.deliver(.failure(ScenarioFailure("the child did not start")))  // ignored once launched
+      outcome.deliver($0)
+    }
+    let pid = try? await launched.value().0.get()
     report.say("started `sleep 3600` as process \(pid.map(String.init) ?? "?"); the token times out in 200 ms")
     let cancelledAt = await request.token.cancelledAt()
     let (result, endedAt) = await outcome.value()

@@ -6,7 +6,8 @@ extension Future {
   /// A cancel request stops the timer and completes the future ``FutureResult/cancelled``.
   ///
   /// - Parameters:
-  ///   - delay: the delay in seconds; negative counts as zero.
+  ///   - delay: the delay in seconds; negative, negative infinity and NaN count as zero, positive
+  ///     infinity (or more than a `Duration` holds) as never.
   ///   - value: the value.
   public convenience init(afterDelay delay: TimeInterval, success value: T) {
     self.init(afterDelay: delay, success: value, scheduler: .dispatch)
@@ -19,17 +20,21 @@ extension Future {
   /// of sleeping.
   ///
   /// - Parameters:
-  ///   - delay: the delay in seconds; negative counts as zero.
+  ///   - delay: the delay in seconds; negative, negative infinity and NaN count as zero (the
+  ///     future succeeds when the scheduler next fires); positive infinity, or more than a
+  ///     `Duration` holds, counts as never (no timer is started; a request still cancels it).
   ///   - value: the value.
   ///   - scheduler: the timer source.
   public convenience init(afterDelay delay: TimeInterval, success value: T, scheduler: some DeadlineScheduler) {
     self.init(pending: ())
-    let timer = scheduler.schedule(after: .seconds(Swift.max(delay, 0))) { [self] in
-      settle(.success(value), detachUpstream: false)
+    let timer = Duration.delay(seconds: delay).map { delay in
+      scheduler.schedule(after: delay) { [self] in
+        settle(.success(value), detachUpstream: false)
+      }
     }
     addRequestHandler(
       RequestHandler(executor: .immediate) { _ in
-        timer.cancel()
+        timer?.cancel()
         return .result(.cancelled)
       })
   }

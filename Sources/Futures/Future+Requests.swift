@@ -144,6 +144,9 @@ extension _FutureCore {
   ) -> RequestHop? {
     var removed: FutureCallback?
     var step: RequestStep?
+    // Read before taking this future's lock (the consumer's state has a lock of its own). A forced
+    // request completes its future before passing the request on.
+    let consumerCompleted = consumer.isCompleted
     let decision = lock.withLock { () -> ConsumerDecision in
       if machine.isSettled { return .stale }
       if !options.contains(.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting) {
@@ -155,6 +158,9 @@ extension _FutureCore {
         case .notWaiting: return .stale
         }
       }
+      // A consumer that already completed no longer waits here: it stops counting as a pending
+      // consumer, so a sibling's later request reaches this future instead of detaching.
+      if consumerCompleted { removed = machine.remove(key) }
       step = lockedRequestStep(options)
       return .process
     }

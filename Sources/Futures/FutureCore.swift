@@ -263,6 +263,9 @@ extension _FutureCore: DeferredDelivery {
         if let ready = callback.run(result) { Self.pass(ready, to: &handBack, queue) }
       case .many(var batch):
         while let callback = batch.popOldest() {
+          // A block may wait (through a bridge) for the stage held to hand back: queue it first
+          // instead (the order stays the same), where the wait can run it.
+          if let held = handBack.take() { queue.enqueueFirst(held) }
           if let ready = callback.run(result) { Self.pass(ready, to: &handBack, queue) }
         }
       }

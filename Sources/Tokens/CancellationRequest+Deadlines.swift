@@ -26,4 +26,73 @@ extension CancellationRequest {
   public func cancel(after delay: Duration, scheduler: some DeadlineScheduler = .dispatch) {
     storage.cancel(after: delay, scheduler: scheduler)
   }
+
+  /// Creates a request that cancels itself with a `TimeoutError` when `deadline` passes.
+  ///
+  /// For servers that receive deadlines rather than durations: give the request's deadline, and
+  /// every token derived from it reads it back (``CancellationToken/deadline``). The timer is
+  /// stopped and released as soon as the request ends another way. A deadline already past
+  /// cancels the request at the scheduler's next turn.
+  ///
+  /// - Parameters:
+  ///   - deadline: when to cancel, on the continuous clock.
+  ///   - scheduler: measures the time left from now; `DispatchDeadlineScheduler` by default.
+  ///     Tests pass a `ManualDeadlineScheduler` and advance it by the time left instead of
+  ///     sleeping.
+  public convenience init(deadline: ContinuousClock.Instant, scheduler: some DeadlineScheduler = .dispatch) {
+    self.init()
+    storage.cancel(at: deadline, scheduler: scheduler)
+  }
+
+  /// Creates a request cancelled when any of `tokens` is, or when `deadline` passes, whichever
+  /// comes first: a child request that keeps its parents' deadlines and adds its own.
+  ///
+  /// Its token's ``CancellationToken/deadline`` is the earliest of `deadline` and the tokens'.
+  ///
+  /// - Parameters:
+  ///   - tokens: the parents.
+  ///   - deadline: this request's own deadline, on the continuous clock.
+  ///   - scheduler: measures the time left from now; `DispatchDeadlineScheduler` by default.
+  public convenience init(
+    linkedTo tokens: CancellationToken..., deadline: ContinuousClock.Instant,
+    scheduler: some DeadlineScheduler = .dispatch
+  ) {
+    self.init(linkedTo: tokens)
+    storage.cancel(at: deadline, scheduler: scheduler)
+  }
+
+  /// Cancels the request with a `TimeoutError` when `deadline` passes, unless it ends first.
+  ///
+  /// Replaces any pending deadline, like ``cancel(after:scheduler:)``. Does nothing on a request
+  /// that already ended.
+  ///
+  /// - Parameters:
+  ///   - deadline: when to cancel, on the continuous clock.
+  ///   - scheduler: measures the time left from now; `DispatchDeadlineScheduler` by default.
+  public func cancel(at deadline: ContinuousClock.Instant, scheduler: some DeadlineScheduler = .dispatch) {
+    storage.cancel(at: deadline, scheduler: scheduler)
+  }
+
+  /// The earliest pending deadline of this request and of the tokens it is linked to. See
+  /// ``CancellationToken/deadline``.
+  public var deadline: ContinuousClock.Instant? { storage.deadline }
+}
+
+extension CancellationToken {
+  /// The earliest pending deadline of the token's request and of every token that request is
+  /// linked to (directly or through other linked requests), on the continuous clock; `nil` if
+  /// none has one.
+  ///
+  /// A relative timeout (``CancellationRequest/init(timeout:scheduler:)``) reads back as the
+  /// instant it falls due. Once the token has completed, or for a linked token that completed,
+  /// the deadline no longer counts. Tokens made by `map`, `&&` and `||` have no deadline of their
+  /// own and report `nil`; a `flatMap`ped token reports its inner token's.
+  ///
+  /// ```swift
+  /// func handle(_ request: Request, token: CancellationToken) async throws -> Response {
+  ///   let child = CancellationRequest(linkedTo: token, deadline: .now + .seconds(2))
+  ///   return try await backend.fetch(request.id, deadline: child.token.deadline!)  // the earlier one
+  /// }
+  /// ```
+  public var deadline: ContinuousClock.Instant? { storage.deadline }
 }

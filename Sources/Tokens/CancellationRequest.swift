@@ -18,7 +18,7 @@
 ///
 /// All members are safe to call from any thread. Handlers run synchronously on the thread that
 /// ends the request, newest first, before the call returns (see ``CancellationToken``).
-public final class CancellationRequest: Cancellable, Sendable {
+public final class CancellationRequest: CancellableWithReason, Sendable {
   /// The shared state, held directly: a request costs exactly what a `CancelSource` costs.
   @usableFromInline package let storage: CancelStorage
 
@@ -88,6 +88,14 @@ public final class CancellationRequest: Cancellable, Sendable {
   @discardableResult
   public func cancel(reason: any Error) -> Bool {
     storage.cancel(reason: reason)
+  }
+
+  /// ``cancel(reason:)`` for `CancellableWithReason` (what ``CancellationToken/register(cancelable:on:)``
+  /// calls, so a request registered on a token is cancelled with that token's reason).
+  ///
+  /// - Parameter reason: the reason (the first one wins).
+  public func cancel(dueTo reason: any Error) {
+    _ = storage.cancel(reason: reason)
   }
 
   /// Ends the request without cancelling it, as deallocating it would, but now.

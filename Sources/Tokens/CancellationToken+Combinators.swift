@@ -8,7 +8,8 @@ extension CancellationToken {
   /// | pending | pending |
   ///
   /// `transform` runs on the thread that cancels this token (at once if it already is), before
-  /// that `cancel` returns. The derived token always completes once this one has, and nothing is
+  /// that `cancel` returns; when that `cancel` is itself called inside a handler this package is
+  /// running, when that handler returns (see "Combining tokens"). The derived token always completes once this one has, and nothing is
   /// left behind when it is dropped while pending: it is freed when this token completes.
   ///
   /// - Parameter transform: decides whether the derived token is cancelled too.

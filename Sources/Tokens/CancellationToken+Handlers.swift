@@ -86,7 +86,10 @@ extension CancellationToken {
     CancellationRegistration(signal.onComplete { cancelled in queue.async { handler(cancelled) } })
   }
 
-  /// Calls `cancelable.cancel()` when the token is cancelled.
+  /// Calls `cancelable.cancel()` when the token is cancelled; a cancelable that can take a reason
+  /// (`CancellableWithReason`: a request, a core source, a cancellable promise chain) is cancelled
+  /// with the token's reason instead (`cancel(dueTo:)`), so a chain registered on a timeout
+  /// rejects with the `TimeoutError`.
   ///
   /// **A class instance is held weakly**: registering does not keep it alive, and if it has been
   /// deallocated by the time the token is cancelled, nothing happens. A value type (Swift's
@@ -120,13 +123,26 @@ extension CancellationToken {
     register(cancelable: cancelable, on: queue)
   }
 
-  /// A closure that cancels `cancelable`, holding a class instance weakly and a value strongly.
-  static func cancelAction<C: Cancelable>(for cancelable: C) -> @Sendable () -> Void {
+  /// A closure that cancels `cancelable` with the token's reason where it can take one, holding a
+  /// class instance weakly and a value strongly.
+  static func cancelAction<C: Cancelable>(for cancelable: C) -> @Sendable (_ reason: any Error) -> Void {
     // The metatype test is resolved when the function is specialized; the cast then only opens
     // the existential so the instance can be captured weakly.
     if C.self is AnyObject.Type, let object = cancelable as? any Cancelable & AnyObject {
-      return { [weak object] in object?.cancel() }
+      return { [weak object] reason in
+        guard let object else { return }
+        Self.cancel(object, reason: reason)
+      }
     }
-    return { cancelable.cancel() }
+    return { reason in Self.cancel(cancelable, reason: reason) }
+  }
+
+  /// Cancels `cancelable` with `reason` if it can carry one, plainly otherwise.
+  static func cancel(_ cancelable: some Cancelable, reason: any Error) {
+    if let withReason = cancelable as? any CancellableWithReason {
+      withReason.cancel(dueTo: reason)
+    } else {
+      cancelable.cancel()
+    }
   }
 }

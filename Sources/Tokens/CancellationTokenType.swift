@@ -104,7 +104,10 @@ extension CancellationTokenType {
   /// - Returns: a handle that removes the registration.
   @discardableResult
   public func register(cancelable: some Cancelable, on queue: DispatchQueue? = nil) -> CancellationRegistration {
-    onCancel(on: queue, CancellationToken.cancelAction(for: cancelable))
+    let cancel = CancellationToken.cancelAction(for: cancelable)
+    return onComplete(on: queue) { [self] cancelled in
+      if cancelled { cancel(reason ?? CancellationError()) }
+    }
   }
 
   /// Throws ``reason`` if the token is cancelled.

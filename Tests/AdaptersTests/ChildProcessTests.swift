@@ -17,13 +17,12 @@ struct ChildProcessTests {
   /// Runs a child and awaits its one completion.
   static func run(
     _ url: URL, _ arguments: [String], signal: CancelSignal = .never, gracePeriod: Duration = .seconds(2),
-    scheduler: some DeadlineScheduler = .dispatch, started: @Sendable (Int32?) -> Void = { _ in }
+    scheduler: some DeadlineScheduler = .dispatch, launched: @escaping @Sendable (Int32) -> Void = { _ in }
   ) async -> Result<ProcessOutput, any Error> {
     await withCheckedContinuation { continuation in
-      let pid = ChildProcess.run(
-        url, arguments: arguments, signal: signal, gracePeriod: gracePeriod, scheduler: scheduler
+      ChildProcess.run(
+        url, arguments: arguments, signal: signal, gracePeriod: gracePeriod, scheduler: scheduler, launched: launched
       ) { continuation.resume(returning: $0) }
-      started(pid)
     }
   }
 
@@ -66,18 +65,20 @@ struct ChildProcessTests {
     // The end is timed in the completion itself: when the suite runs in parallel, blocking tests
     // can hold the cooperative pool, and the awaiting task may resume much later than that.
     let result = await withCheckedContinuation { continuation in
-      let launched = ChildProcess.run(Self.sleep, arguments: ["3600"], signal: source.signal) { result in
+      // A long grace period: ending well within it shows SIGTERM stopped the child, not SIGKILL.
+      ChildProcess.run(Self.sleep, arguments: ["3600"], signal: source.signal, gracePeriod: .seconds(30)) { launched in
+        pid.value = launched
+        cancelledAt.value = .now
+        source.cancel()
+      } completion: { result in
         endedAt.value = .now
         continuation.resume(returning: result)
       }
-      pid.value = launched
-      cancelledAt.value = .now
-      source.cancel()
     }
     let elapsed = try #require(endedAt.value) - (try #require(cancelledAt.value))
     #expect(throws: CancellationError.self) { try result.get() }
     #expect(result.isCancellation)
-    #expect(elapsed < .seconds(1), "the child took \(elapsed) to go")
+    #expect(elapsed < .seconds(5), "the child took \(elapsed) to go")
     let launched = try #require(pid.value)
     #expect(Self.isGone(launched), "process \(launched) still exists (running or zombie)")
   }
@@ -88,16 +89,16 @@ struct ChildProcessTests {
     defer { unlink(fifo) }
     let time = ManualDeadlineScheduler()
     let source = CancelSource()
-    let pid = WrittenOnce<Int32>()
+    let launch = Launch()
     async let result = Self.run(
       Self.shell, ["-c", "trap '' TERM; echo ready > \(fifo); exec sleep 3600"], signal: source.signal,
-      gracePeriod: .seconds(5), scheduler: time
-    ) { pid.value = $0 }
+      gracePeriod: .seconds(5), scheduler: time, launched: launch.record
+    )
     // Reading the FIFO blocks until the child writes, after it installed its trap: no sleeping.
     let ready = await Self.readAll(fifo)
     #expect(ready == "ready\n")
+    let launched = await launch.pid()  // the child may write before the engine reports its launch
     source.cancel()
-    let launched = try #require(pid.value)
     #expect(kill(launched, 0) == 0, "SIGTERM is ignored, so the child must still run")
     #expect(time.pendingCount == 1)
     time.advance(by: .seconds(5))
@@ -132,6 +133,22 @@ struct ChildProcessTests {
     let result = await Self.run(Self.shell, ["-c", "echo done"], signal: source.signal)
     source.cancel()
     #expect(try result.get().standardOutputText == "done\n")
+  }
+}
+
+/// A child's launch, reported from the engine's callback and awaited by the test.
+final class Launch: Sendable {
+  private let cell = SettleCell<Int32>()
+
+  func record(_ pid: Int32) {
+    cell.settle(pid)
+  }
+
+  /// The launched child's pid, once the engine reported it.
+  func pid() async -> Int32 {
+    await withCheckedContinuation { continuation in
+      cell.observe { continuation.resume(returning: $0) }
+    }
   }
 }
 

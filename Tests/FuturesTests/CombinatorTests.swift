@@ -191,3 +191,27 @@ struct ReentrancyTests {
     #expect(tail.result?.isCancelled == true)
   }
 }
+
+@Suite("Futures: bad input")
+struct FutureBadInputTests {
+  @Test func aFutureAfterAnInfiniteDelayNeverCompletesAndCanBeCancelled() {
+    let time = ManualDeadlineScheduler()
+    for delay in [TimeInterval.infinity, 1e300] {
+      let future = Future(afterDelay: delay, success: 1, scheduler: time)
+      time.advance(by: .seconds(1_000_000))
+      #expect(!future.isCompleted)
+      future.getCancelToken().cancel()
+      #expect(future.result?.isCancelled == true)
+      #expect(time.pendingCount == 0)
+    }
+  }
+
+  @Test func aFutureAfterANaNOrNegativeDelayCompletesNow() {
+    let time = ManualDeadlineScheduler()
+    for delay in [TimeInterval.nan, -1, -TimeInterval.infinity] {
+      let future = Future(afterDelay: delay, success: 1, scheduler: time)
+      time.advance(by: .zero)
+      #expect(future.value == 1, "\(delay) counts as no delay")
+    }
+  }
+}

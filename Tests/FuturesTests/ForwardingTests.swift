@@ -201,6 +201,34 @@ struct TreeTests {
     #expect(root.future.result?.isCancelled == true)
   }
 
+  @Test func aForcedConsumerThatPassedItsRequestOnNoLongerCountsAsPending() {
+    let producer = RecordingProducer<Int>(answer: .continue)
+    let forced = producer.future.map(.immediate) { $0 + 1 }
+    forced.getCancelToken().cancel([.forceThisFutureToBeCancelledImmediately])
+    #expect(forced.result?.isCancelled == true)
+    #expect(producer.requests.values == [[]])
+    // The forced future is no pending consumer: a later one is the last pending and forwards.
+    let later = producer.future.map(.immediate) { $0 + 2 }
+    later.getCancelToken().cancel()
+    #expect(producer.requests.values == [[], []])
+    #expect(!later.isCompleted)  // the producer answered .continue
+    producer.promise.completeWithSuccess(1)
+    #expect(later.value == 3)
+  }
+
+  @Test func aForcedConsumerThatForwardedPastItsSiblingsLetsTheLastSiblingForward() {
+    let producer = RecordingProducer<Int>(answer: .continue)
+    let sibling = producer.future.map(.immediate) { $0 + 1 }
+    let forced = producer.future.map(.immediate) { $0 + 2 }
+    forced.getCancelToken().cancel([
+      .forceThisFutureToBeCancelledImmediately, .forwardCancelRequestEvenIfThereAreOtherFuturesWaiting,
+    ])
+    #expect(forced.result?.isCancelled == true)
+    sibling.getCancelToken().cancel()
+    #expect(producer.requests.values.count == 2)
+    #expect(!sibling.isCompleted)
+  }
+
   @Test func forceWithDoNotForwardTellsNobody() {
     let producer = RecordingProducer<Int>()
     let child = producer.future.map(.immediate) { $0 }

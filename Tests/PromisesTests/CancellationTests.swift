@@ -41,7 +41,7 @@ struct CancellationTests {
     let stage = root.map(on: nil) { $0 + 1 }
     let next = stage.map(on: nil) { $0 + 1 }
     root.cancel(error: TestError())
-    #expect(root.error is WorkError, "the root was settled by its work before the cancel reached it")
+    #expect(root.error is TestError, "the work settled the root while being cancelled: the cancel error wins")
     #expect(stage.error is TestError, "the stage gets the cancel error, not the error it was handed")
     #expect(next.error is TestError, "and passes it on")
     #expect(stage.isCancelled)

@@ -16,9 +16,11 @@
     /// event loops.
     ///
     /// The request's deadline is `deadline` if given, else the absolute deadline the starting
-    /// token or signal carries (the earliest of its own and its linked parents'), if any. When it
-    /// passes, AsyncHTTPClient fails the request with `HTTPClientError.deadlineExceeded` and
-    /// closes the connection.
+    /// token or signal carries (`deadline`: the earliest of its own and its linked parents'), if
+    /// any. When it passes, AsyncHTTPClient fails the request with
+    /// `HTTPClientError.deadlineExceeded` (a failure, not a cancellation) and closes the
+    /// connection — unless the token's own timer cancelled it first, in which case the outcome is
+    /// the token's `TimeoutError`.
     ///
     /// - Parameters:
     ///   - request: the request.
@@ -32,7 +34,7 @@
           completion(.failure(reason))
           return
         }
-        let requestDeadline = (deadline ?? absoluteDeadline(of: signal)).map(NIODeadline.init(continuous:))
+        let requestDeadline = (deadline ?? signal.deadline).map(NIODeadline.init(continuous:))
         let task = self.execute(
           request: request, delegate: ResponseAccumulator(request: request), deadline: requestDeadline)
         // Runs on the cancelling thread: `fail(reason:)` only marks the task and starts closing.

@@ -1,276 +1,280 @@
-import CancelCore
-import Foundation
-import Tokens
+#if os(macOS) || os(Linux)
+  import CancelCore
+  import Foundation
+  import Subprocess
+  import Tokens
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+  #if canImport(Glibc)
+    import Glibc
+  #elseif canImport(Musl)
+    import Musl
+  #elseif canImport(Darwin)
+    import Darwin
+  #endif
+  #if canImport(System)
+    import System
+  #else
+    import SystemPackage
+  #endif
 
-/// Runs a child process that cancellation really stops.
-///
-/// This is the facade-neutral engine behind the process adapters of every facade (async,
-/// `CancellablePromise`, `Future`, token-driven): it reports exactly once through a completion
-/// callback, and a `CancelSignal` stops the child.
-///
-/// Stopping is two-step: when the signal is cancelled while the child runs, it receives `SIGTERM`
-/// at once; if it is still running after `gracePeriod` (2 seconds by default), it receives
-/// `SIGKILL`. Either way the child is reaped (no zombie remains) before the completion runs, and
-/// the completion receives `.failure(reason)` with the signal's reason, so
-/// `Error.isCancellation` is `true` for it. A child that ends on its own first reports
-/// `.success` with its output, even if the signal is cancelled a moment later.
-///
-/// Standard output and standard error are collected in memory; use it for commands whose output
-/// fits there.
-public enum ChildProcess {
-  /// The default delay between `SIGTERM` and `SIGKILL`.
-  public static let defaultGracePeriod: Duration = .seconds(2)
-
-  /// Starts `executableURL` and calls `completion` once, when it has ended and been reaped.
+  /// Runs a child process that cancellation really stops, with every process it started.
   ///
-  /// - Parameters:
-  ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
-  ///   - arguments: its arguments.
-  ///   - environment: its environment; `nil` inherits this process's.
-  ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
-  ///   - signal: cancelling it stops the child (`SIGTERM`, then `SIGKILL` after `gracePeriod`).
-  ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
-  ///   - scheduler: the timer for the grace period (inject a `ManualDeadlineScheduler` in tests).
-  ///   - completion: called exactly once, on a background thread: `.success` with the output if
-  ///     the child ended on its own, `.failure` with the cancellation reason if it was stopped,
-  ///     or `.failure(ProcessLaunchError)` if it could not start (then no process ever ran).
-  /// - Returns: the child's process identifier, or `nil` if it could not start.
-  @discardableResult
-  public static func run(
-    _ executableURL: URL,
-    arguments: [String] = [],
-    environment: [String: String]? = nil,
-    currentDirectoryURL: URL? = nil,
-    signal: CancelSignal = .never,
-    gracePeriod: Duration = defaultGracePeriod,
-    scheduler: some DeadlineScheduler = .dispatch,
-    completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
-  ) -> Int32? {
-    let child = RunningChild(executableURL: executableURL)
-    child.process.arguments = arguments
-    child.process.environment = environment
-    child.process.currentDirectoryURL = currentDirectoryURL
-    if signal.isCancelled, let reason = signal.reason {
-      completion(.failure(reason))
-      return nil
-    }
-    do {
-      try child.start()
-    } catch {
-      completion(.failure(ProcessLaunchError(executableURL: executableURL, underlying: error)))
-      return nil
-    }
-    let stop = signal.onCancel { (reason: any Error) in
-      child.stop(reason: reason, gracePeriod: gracePeriod, scheduler: scheduler)
-    }
-    child.finished.observe { result in
-      stop.unregister()
-      completion(result)
-    }
-    return child.processIdentifier
-  }
-
-  /// A child process run that every facade can start: `try await …run()`, `.promise()`,
-  /// `.future()`, `.start(token:completion:)`.
+  /// This is the facade-neutral engine behind the process adapters of every facade (async,
+  /// `CancellablePromise`, `Future`, token-driven): it reports exactly once through a completion
+  /// callback, and a `CancelSignal` stops the child. It launches, watches and reaps the child with
+  /// swift-subprocess (`Subprocess`).
   ///
-  /// Each start launches a new child with these arguments; the stopping rules are those of
-  /// ``run(_:arguments:environment:currentDirectoryURL:signal:gracePeriod:scheduler:completion:)``.
+  /// The child starts in a **process group of its own**, so stopping reaches the whole tree a shell,
+  /// `make` or `npm` starts beneath it. Stopping is two-step: when the signal is cancelled while the
+  /// child runs, the group receives `SIGTERM` at once; after `gracePeriod` (2 seconds by default)
+  /// whatever is left of the group receives `SIGKILL`. The completion runs once the child has exited
+  /// and been reaped (no zombie of ours remains), with `.failure(reason)` — the signal's reason, so
+  /// `Error.isCancellation` is `true` for it. A child that ends on its own first reports `.success`
+  /// with its output, even if the signal is cancelled a moment later.
   ///
-  /// - Parameters:
-  ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
-  ///   - arguments: its arguments.
-  ///   - environment: its environment; `nil` inherits this process's.
-  ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
-  ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
-  ///   - scheduler: the timer for the grace period.
-  /// - Returns: the run, not started.
-  public static func work(
-    _ executableURL: URL,
-    arguments: [String] = [],
-    environment: [String: String]? = nil,
-    currentDirectoryURL: URL? = nil,
-    gracePeriod: Duration = defaultGracePeriod,
-    scheduler: some DeadlineScheduler = .dispatch
-  ) -> CancellableWork<ProcessOutput> {
-    CancellableWork { signal, completion in
-      run(
-        executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
-        signal: signal, gracePeriod: gracePeriod, scheduler: scheduler, completion: completion)
-    }
-  }
-
-  /// Runs a child process to its end and returns its output; cancelling the current task stops
-  /// the child (`SIGTERM`, then `SIGKILL` after `gracePeriod`).
+  /// Output is read until the child exits: a process it left running in the background that still
+  /// holds the output pipes does not keep the run waiting. Standard output and standard error are
+  /// collected in memory; use it for commands whose output fits there.
   ///
-  /// - Parameters:
-  ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
-  ///   - arguments: its arguments.
-  ///   - environment: its environment; `nil` inherits this process's.
-  ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
-  ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
-  /// - Returns: the output of a child that ended on its own (whatever its exit status).
-  /// - Throws: `CancellationError()` when the task's cancellation stopped the child, or
-  ///   ``ProcessLaunchError`` when it could not start.
-  public static func run(
-    _ executableURL: URL,
-    arguments: [String] = [],
-    environment: [String: String]? = nil,
-    currentDirectoryURL: URL? = nil,
-    gracePeriod: Duration = defaultGracePeriod
-  ) async throws -> ProcessOutput {
-    try await work(
-      executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
-      gracePeriod: gracePeriod
-    ).run()
-  }
+  /// A group is signalled by its number, the child's process identifier. That number stays the
+  /// group's while any process of the group exists; once all are gone the system could, after
+  /// wrapping around its whole pid space within the grace period, hand it to a new group, and the
+  /// pending `SIGKILL` would reach that group. The engine cancels the `SIGKILL` when it finds the
+  /// group gone as the child is reaped, which leaves that window only to groups whose other members
+  /// outlive the child.
+  public enum ChildProcess {
+    /// The default delay between `SIGTERM` and `SIGKILL`.
+    public static let defaultGracePeriod: Duration = .seconds(2)
 
-  /// Starts a child process that `token` stops, and calls `completion` once when it has ended.
-  ///
-  /// The token form of
-  /// ``run(_:arguments:environment:currentDirectoryURL:signal:gracePeriod:scheduler:completion:)``;
-  /// same rules, with the token's reason as the outcome of a stopped child.
-  ///
-  /// - Returns: the child's process identifier, or `nil` if it could not start.
-  @discardableResult
-  public static func run(
-    _ executableURL: URL,
-    arguments: [String] = [],
-    environment: [String: String]? = nil,
-    currentDirectoryURL: URL? = nil,
-    token: CancellationToken,
-    gracePeriod: Duration = defaultGracePeriod,
-    completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
-  ) -> Int32? {
-    run(
-      executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
-      signal: token.signal, gracePeriod: gracePeriod, completion: completion)
-  }
-
-  /// Looks `name` up in `PATH` the way a shell would; `nil` if no executable file matches.
-  public static func findExecutable(named name: String) -> URL? {
-    let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-    for directory in path.split(separator: ":") {
-      let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
-      if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-    }
-    return nil
-  }
-}
-
-/// One running child: the `Process`, its output collectors and its outcome.
-//
-// Safety of `@unchecked Sendable`: `process` is configured before `start()` on the starting
-// thread and afterwards only asked `isRunning`/`processIdentifier`/`terminate()`, which
-// Foundation's `Process` synchronizes internally. All cross-thread state lives in core
-// `SettleCell`s (the outcome, the collected output, whether we stopped it).
-private final class RunningChild: @unchecked Sendable {
-  let process = Process()
-  let executableURL: URL
-  /// Settled once the child has exited and been reaped, and both pipes reached end of file.
-  let finished = SettleCell<Result<ProcessOutput, any Error>>()
-  /// Settled with the reason when cancellation stopped the child.
-  private let stoppedBecause = SettleCell<any Error>()
-  private let exited = SettleCell<ProcessOutput.Termination>()
-  private let standardOutput = SettleCell<Data>()
-  private let standardError = SettleCell<Data>()
-  private(set) var processIdentifier: Int32 = 0
-
-  init(executableURL: URL) {
-    self.executableURL = executableURL
-    process.executableURL = executableURL
-  }
-
-  func start() throws {
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    process.standardInput = FileHandle.nullDevice
-    process.terminationHandler = { [exited] process in
-      // Foundation calls this after it has reaped the child.
-      switch process.terminationReason {
-      case .exit: exited.settle(.exited(process.terminationStatus))
-      case .uncaughtSignal: exited.settle(.uncaughtSignal(process.terminationStatus))
-      @unknown default: exited.settle(.exited(process.terminationStatus))
+    /// Starts `executableURL` in a process group of its own and calls `completion` once, when it has
+    /// ended and been reaped.
+    ///
+    /// - Parameters:
+    ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+    ///   - arguments: its arguments.
+    ///   - environment: its environment; `nil` inherits this process's.
+    ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+    ///   - signal: cancelling it stops the child's whole process group (`SIGTERM`, then `SIGKILL`
+    ///     after `gracePeriod`).
+    ///   - gracePeriod: how long the group may take to exit after `SIGTERM`.
+    ///   - scheduler: the timer for the grace period (inject a `ManualDeadlineScheduler` in tests).
+    ///   - launched: called once, on a background thread, with the child's process identifier
+    ///     (which also numbers its process group) as soon as it runs, before `completion`; never if
+    ///     it could not start. The child may already have run for a moment by then.
+    ///   - completion: called exactly once, on a background thread: `.success` with the output if
+    ///     the child ended on its own, `.failure` with the cancellation reason if it was stopped,
+    ///     or `.failure(ProcessLaunchError)` if it could not start (then no process ever ran).
+    public static func run(
+      _ executableURL: URL,
+      arguments: [String] = [],
+      environment: [String: String]? = nil,
+      currentDirectoryURL: URL? = nil,
+      signal: CancelSignal = .never,
+      gracePeriod: Duration = defaultGracePeriod,
+      scheduler: some DeadlineScheduler = .dispatch,
+      launched: @escaping @Sendable (_ processIdentifier: Int32) -> Void = { _ in },
+      completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+    ) {
+      if signal.isCancelled, let reason = signal.reason {
+        completion(.failure(reason))
+        return
+      }
+      let group = ChildGroup()
+      let stop = signal.onCancel { (reason: any Error) in
+        group.stop(reason: reason, gracePeriod: gracePeriod, scheduler: scheduler)
+      }
+      let command = Command(
+        executableURL: executableURL, arguments: arguments, environment: environment,
+        currentDirectoryURL: currentDirectoryURL)
+      // A task of its own, never cancelled: stopping is the group's signals, not Subprocess's
+      // teardown, so the grace period follows the injected scheduler.
+      Task {
+        let result = await group.run(command, launched: launched)
+        stop.unregister()
+        completion(result)
       }
     }
-    try Self.withEmptySignalMask { try process.run() }
-    processIdentifier = process.processIdentifier
-    Self.collect(output.fileHandleForReading, into: standardOutput)
-    Self.collect(errors.fileHandleForReading, into: standardError)
-    let pid = processIdentifier
-    exited.observe { [self] termination in
-      standardOutput.observe { [self] out in
-        standardError.observe { [self] err in
-          if let reason = stoppedBecause.value {
-            finished.settle(.failure(reason))
-          } else {
-            finished.settle(
-              .success(
-                ProcessOutput(processIdentifier: pid, termination: termination, standardOutput: out, standardError: err)
-              ))
-          }
+
+    /// A child process run that every facade can start: `try await …run()`, `.promise()`,
+    /// `.future()`, `.start(token:completion:)`.
+    ///
+    /// Each start launches a new child with these arguments; the stopping rules are those of
+    /// ``run(_:arguments:environment:currentDirectoryURL:signal:gracePeriod:scheduler:launched:completion:)``.
+    ///
+    /// - Parameters:
+    ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+    ///   - arguments: its arguments.
+    ///   - environment: its environment; `nil` inherits this process's.
+    ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+    ///   - gracePeriod: how long the child may take to exit after `SIGTERM`.
+    ///   - scheduler: the timer for the grace period.
+    /// - Returns: the run, not started.
+    public static func work(
+      _ executableURL: URL,
+      arguments: [String] = [],
+      environment: [String: String]? = nil,
+      currentDirectoryURL: URL? = nil,
+      gracePeriod: Duration = defaultGracePeriod,
+      scheduler: some DeadlineScheduler = .dispatch
+    ) -> CancellableWork<ProcessOutput> {
+      CancellableWork { signal, completion in
+        run(
+          executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
+          signal: signal, gracePeriod: gracePeriod, scheduler: scheduler, completion: completion)
+      }
+    }
+
+    /// Runs a child process to its end and returns its output; cancelling the current task stops
+    /// the child and every process it started (its process group: `SIGTERM`, then `SIGKILL` after
+    /// `gracePeriod`).
+    ///
+    /// - Parameters:
+    ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+    ///   - arguments: its arguments.
+    ///   - environment: its environment; `nil` inherits this process's.
+    ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+    ///   - gracePeriod: how long the child's group may take to exit after `SIGTERM`.
+    /// - Returns: the output of a child that ended on its own (whatever its exit status).
+    /// - Throws: `CancellationError()` when the task's cancellation stopped the child, or
+    ///   ``ProcessLaunchError`` when it could not start.
+    public static func run(
+      _ executableURL: URL,
+      arguments: [String] = [],
+      environment: [String: String]? = nil,
+      currentDirectoryURL: URL? = nil,
+      gracePeriod: Duration = defaultGracePeriod
+    ) async throws -> ProcessOutput {
+      try await work(
+        executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
+        gracePeriod: gracePeriod
+      ).run()
+    }
+
+    /// Starts a child process that `token` stops, and calls `completion` once when it has ended.
+    ///
+    /// The token form of
+    /// ``run(_:arguments:environment:currentDirectoryURL:signal:gracePeriod:scheduler:launched:completion:)``;
+    /// same rules, with the token's reason as the outcome of a stopped child.
+    ///
+    /// - Parameters:
+    ///   - executableURL: the program to run (no `PATH` search; see ``findExecutable(named:)``).
+    ///   - arguments: its arguments.
+    ///   - environment: its environment; `nil` inherits this process's.
+    ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
+    ///   - token: cancelling it stops the child's whole process group.
+    ///   - gracePeriod: how long the group may take to exit after `SIGTERM`.
+    ///   - launched: called once, on a background thread, with the child's process identifier as
+    ///     soon as it runs.
+    ///   - completion: called exactly once with the outcome.
+    public static func run(
+      _ executableURL: URL,
+      arguments: [String] = [],
+      environment: [String: String]? = nil,
+      currentDirectoryURL: URL? = nil,
+      token: CancellationToken,
+      gracePeriod: Duration = defaultGracePeriod,
+      launched: @escaping @Sendable (_ processIdentifier: Int32) -> Void = { _ in },
+      completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+    ) {
+      run(
+        executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
+        signal: token.signal, gracePeriod: gracePeriod, launched: launched, completion: completion)
+    }
+
+    /// Looks `name` up in `PATH` the way a shell would; `nil` if no executable file matches.
+    public static func findExecutable(named name: String) -> URL? {
+      let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+      for directory in path.split(separator: ":") {
+        let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
+        if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+      }
+      return nil
+    }
+  }
+
+  /// What to launch.
+  private struct Command: Sendable {
+    let executableURL: URL
+    let arguments: [String]
+    let environment: [String: String]?
+    let currentDirectoryURL: URL?
+  }
+
+  /// One child and its process group: launched by Subprocess, stopped by signals to the group.
+  ///
+  /// Every piece of state that threads share is a core `SettleCell`, settled once: the group's
+  /// number once the child runs, the reason once cancellation stopped it, and the child's reaping.
+  /// Whichever of "launched" and "stopped" comes second sends the signals, exactly once.
+  private final class ChildGroup: Sendable {
+    /// The process group (the child's pid), once the child runs.
+    private let group = SettleCell<pid_t>()
+    /// The reason, once cancellation stopped the child.
+    private let stoppedBecause = SettleCell<any Error>()
+    /// Settled once Subprocess has reaped the child.
+    private let reaped = SettleCell<Void>()
+
+    /// Launches the command, waits for it to end and be reaped, and returns its outcome.
+    func run(_ command: Command, launched: @Sendable (Int32) -> Void) async -> Result<ProcessOutput, any Error> {
+      if let reason = stoppedBecause.value { return .failure(reason) }  // stopped before it started
+      var options = PlatformOptions()
+      options.processGroupID = 0  // a group of its own, numbered by the child's pid
+      do {
+        let result = try await Subprocess.run(
+          .path(FilePath(command.executableURL.path)),
+          arguments: Arguments(command.arguments),
+          environment: command.environment.map { .custom(Self.keys($0)) } ?? .inherit,
+          workingDirectory: command.currentDirectoryURL.map { FilePath($0.path) },
+          platformOptions: options,
+          input: .none,
+          output: .data(limit: .max),
+          error: .data(limit: .max)
+        ) { execution in
+          let pid = execution.processIdentifier.value
+          launched(pid)
+          group.settle(pid)
+        }
+        reaped.settle(())
+        if let reason = stoppedBecause.value { return .failure(reason) }
+        return .success(
+          ProcessOutput(
+            processIdentifier: result.processIdentifier.value, termination: Self.termination(result.terminationStatus),
+            standardOutput: result.standardOutput, standardError: result.standardError))
+      } catch {
+        reaped.settle(())
+        guard group.value != nil else {
+          return .failure(ProcessLaunchError(executableURL: command.executableURL, underlying: error))
+        }
+        return .failure(stoppedBecause.value ?? error)
+      }
+    }
+
+    /// Cancellation: `SIGTERM` to the group now (or as soon as the child runs), `SIGKILL` to what is
+    /// left of it after the grace period.
+    func stop(reason: any Error, gracePeriod: Duration, scheduler: some DeadlineScheduler) {
+      guard reaped.value == nil, stoppedBecause.settle(reason) else { return }
+      group.observe { [reaped] group in
+        guard reaped.value == nil else { return }
+        _ = kill(-group, SIGTERM)
+        let escalation = scheduler.schedule(after: gracePeriod) {
+          _ = kill(-group, SIGKILL)  // every process of the group that outlived SIGTERM
+        }
+        reaped.observe { _ in
+          // The child is reaped; if nothing else of its group exists, nothing is left to kill (and
+          // the group's number is no longer reserved for it).
+          if kill(-group, 0) == -1 && errno == ESRCH { escalation.cancel() }
         }
       }
     }
-  }
 
-  /// Cancellation: `SIGTERM` now, `SIGKILL` after the grace period if the child still runs.
-  func stop(reason: any Error, gracePeriod: Duration, scheduler: some DeadlineScheduler) {
-    guard exited.value == nil, stoppedBecause.settle(reason) else { return }
-    process.terminate()
-    let pid = processIdentifier
-    let escalation = scheduler.schedule(after: gracePeriod) { [exited] in
-      // While `exited` is unsettled Foundation has not reported the child reaped, so `pid` is
-      // still ours (in the microseconds between the kernel reaping it and Foundation reporting it,
-      // the pid could only be reused if the pid space wrapped around in that instant).
-      if exited.value == nil { _ = kill(pid, SIGKILL) }
+    private static func keys(_ environment: [String: String]) -> [Environment.Key: String] {
+      Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), $0.value) })
     }
-    exited.observe { _ in escalation.cancel() }
-  }
 
-  /// Runs `body` with every signal unblocked on this thread, then restores the thread's mask.
-  ///
-  /// On Linux, Foundation's `Process` hands the launching thread's signal mask to the child, and
-  /// Dispatch and Swift-concurrency worker threads block most signals: a child launched from one
-  /// of them starts with `SIGTERM` blocked and ignores `terminate()` (we measured a `sleep 30`
-  /// surviving it). Launching with an empty mask gives the child the default a shell would. For
-  /// the millisecond of the launch this thread can receive process-directed signals, which only
-  /// matters to a program that blocks a signal in every thread to `sigwait` for it.
-  private static func withEmptySignalMask<T>(_ body: () throws -> T) rethrows -> T {
-    #if os(Linux)
-      var empty = sigset_t()
-      var previous = sigset_t()
-      sigemptyset(&empty)
-      pthread_sigmask(SIG_SETMASK, &empty, &previous)
-      defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-    #endif
-    return try body()
-  }
-
-  /// Reads `handle` to end of file on a thread of its own (pipes must be drained while the child
-  /// runs, or a chatty child blocks on a full pipe).
-  ///
-  /// The read blocks for as long as the child runs, so it must not borrow a Dispatch worker: on
-  /// Linux the global queues have about one worker per core, and a few long-running children
-  /// would starve every other `DispatchQueue.global()` client (Foundation's own termination
-  /// report included), delaying cancellation by seconds.
-  private static func collect(_ handle: FileHandle, into cell: SettleCell<Data>) {
-    let reader = Thread {
-      let data = (try? handle.readToEnd()) ?? Data()
-      try? handle.close()
-      cell.settle(data)
+    private static func termination(_ status: TerminationStatus) -> ProcessOutput.Termination {
+      switch status {
+      case .exited(let code): return .exited(Int32(code))
+      case .signaled(let signal): return .uncaughtSignal(Int32(signal))
+      }
     }
-    reader.name = "ChildProcess output reader"
-    reader.stackSize = 64 * 1024
-    reader.start()
   }
-}
+#endif

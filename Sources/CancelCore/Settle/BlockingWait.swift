@@ -5,8 +5,12 @@ import Dispatch
 package enum BlockingWait {
   /// Calls `register` with a `done` closure and blocks until `done` has been called once.
   ///
-  /// Never call it on the thread or queue that must run `done`: it would wait forever.
+  /// Called inside a handler of ours, it first runs the deliveries queued on this thread (see
+  /// `SettleDelivery.runQueuedDeliveries()`), so waiting for a stage that the handler itself
+  /// settled returns instead of waiting for the handler to return. Never call it on the thread or
+  /// queue that must run `done` later: it would wait forever.
   package static func wait(_ register: (_ done: @escaping @Sendable () -> Void) -> Void) {
+    SettleDelivery.runQueuedDeliveries()
     let semaphore = DispatchSemaphore(value: 0)
     register { semaphore.signal() }
     semaphore.wait()

@@ -56,6 +56,20 @@ package enum SettleDelivery {
     deliver(.call(ready))
   }
 
+  /// Runs now every delivery queued on this thread, if this thread is inside a delivery (a
+  /// callback of ours is running); does nothing otherwise.
+  ///
+  /// For blocking waits: a promise settled inside a handler has its callbacks queued until the
+  /// handler returns, so a handler that blocks waiting for a stage after it would wait forever.
+  /// Running the queue first lets that stage settle on this thread before the wait blocks. The
+  /// queued deliveries run in their order; they only run before the rest of the current
+  /// handler's batch, which is waiting anyway.
+  package static func runQueuedDeliveries() {
+    ThreadDeliveryQueue.withCurrent { queue in
+      if queue.isDelivering && queue.next != nil { queue.drain() }
+    }
+  }
+
   static func deliver(_ delivery: PendingDelivery) {
     ThreadDeliveryQueue.withCurrent { queue in
       if queue.isDelivering {
@@ -142,6 +156,34 @@ package final class ThreadDeliveryQueue {
       next = delivery  // nothing queued (`pending` is empty whenever `next` is nil)
     } else {
       pending.append(delivery)
+    }
+  }
+
+  /// Queues `ready` before every delivery already queued: a host that held it back to hand it back
+  /// (it became ready before anything queued) gives it up before running code that may wait for
+  /// it (see `SettleDelivery.runQueuedDeliveries()`), and the queue's order stays as if it had been
+  /// handed back.
+  @usableFromInline
+  package func enqueueFirst(_ ready: ReadyDelivery) {
+    enqueueFirst(.call(ready))
+  }
+
+  /// ``enqueueFirst(_:)-(ReadyDelivery)`` for a host.
+  package func enqueueFirst(_ host: any DeferredDelivery) {
+    enqueueFirst(.host(host))
+  }
+
+  func enqueueFirst(_ delivery: PendingDelivery) {
+    guard let current = next.take() else {
+      next = delivery
+      return
+    }
+    next = delivery
+    if head > 0 {
+      head -= 1
+      pending[head] = current
+    } else {
+      pending.insert(current, at: 0)
     }
   }
 

@@ -15,23 +15,70 @@ import CancelCore
 ///   `catch`/`recover` bodies that handle the error, still run: they are how a cancelled chain
 ///   ends);
 /// - sub-chains that bodies returned, and the inputs of the combinators built without
-///   `autoCancel:`, are linked to the context, so the cancel reaches them too.
+///   `autoCancel:`, are linked to the context, so the cancel reaches them too;
+/// - a task or cancel handler registered for a member whose work already settled is not called:
+///   it left the context when the work settled.
+///
+/// The members after an `ensure`/`ensureThen` share a context of their own, linked both ways: a
+/// cancel of either reaches the members before the clean-up at once and the members after it once
+/// the clean-up finished (``cancelAttempted`` is `true` meanwhile).
 ///
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
 ///
 /// A chain that neither settles nor is cancelled keeps its members alive (each pending member waits
 /// in its context until it settles).
-public final class CancelContext: Cancellable, Sendable {
-  /// The core source whose cancellation is the chain's cancellation.
+public final class CancelContext: CancellableWithReason, Sendable {
+  /// The core source whose cancellation is the chain's cancellation: cancelling it rejects the
+  /// pending members.
   @usableFromInline let source = CancelStorage()
+  /// For the stages after an `ensure`/`ensureThen` (see ``init(after:)``): the cancel of this
+  /// part of the chain, held back until the cleanup finished; `nil` for any other context.
+  let hold: CancelStorage?
+  /// For the stages after an `ensure`/`ensureThen`: what ``cancel(error:)`` cancels, a core
+  /// source whose children are `hold` and the chain before the clean-up (its source, or its own
+  /// `entry` after an earlier `ensure`). Links rather than a reference to the context before: the
+  /// core propagates through them without recursion, and no context keeps the one before alive.
+  let entry: CancelStorage?
 
-  @usableFromInline init() {}
+  @usableFromInline init() {
+    hold = nil
+    entry = nil
+  }
 
   /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
   /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.
   init(branchOf upstream: CancelContext) {
-    _ = upstream.source.link(to: source)
+    hold = nil
+    entry = nil
+    // Through the entry after an `ensure`: a cancel of the branch reaches the whole chain before
+    // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up.
+    _ = (upstream.entry ?? upstream.source).link(to: source)
+  }
+
+  /// The context of the stages after an `ensure`/`ensureThen` on a member of `upstream`: the
+  /// chain goes on, but a cancel reaches these stages only once the cleanup finished
+  /// (``releaseHold()``), so that no stage after the cleanup sees the rejection before it.
+  ///
+  /// A cancel of `upstream` (or of any part before it) and a cancel of this context are both
+  /// recorded at once in `hold` (``cancelAttempted`` is `true`); a cancel of this context also
+  /// cancels `upstream` at once, which rejects the members before the cleanup and so starts it.
+  init(after upstream: CancelContext) {
+    let hold = CancelStorage()
+    let entry = CancelStorage()
+    _ = hold.link(to: upstream.source)
+    if let upstreamHold = upstream.hold { _ = hold.link(to: upstreamHold) }
+    _ = hold.link(to: entry)
+    _ = (upstream.entry ?? upstream.source).link(to: entry)
+    self.hold = hold
+    self.entry = entry
+  }
+
+  /// The cleanup before this context's stages finished: a held cancel now rejects them (at once
+  /// if one was made), and later cancels reach them directly. Called once, before the first
+  /// stage after the cleanup is settled.
+  func releaseHold() {
+    if let hold { _ = source.link(to: hold) }
   }
 
   /// A context goes away once every member settled (pending members keep it alive) and nobody
@@ -40,6 +87,8 @@ public final class CancelContext: Cancellable, Sendable {
   /// handlers still registered (tasks of a chain that finished) are released.
   deinit {
     _ = source.close()
+    _ = hold?.close()
+    _ = entry?.close()
   }
 
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
@@ -55,7 +104,9 @@ public final class CancelContext: Cancellable, Sendable {
   ///
   /// - Parameter error: the rejection error (the first one given wins).
   public func cancel(error: Error) {
-    _ = source.cancel(reason: error)
+    // After an ensure, the entry: it cancels the stages before the cleanup at once and the hold,
+    // which reaches this context's source once the cleanup finished.
+    _ = (entry ?? source).cancel(reason: error)
   }
 
   /// PromiseKit 7's other spelling of ``cancel(error:)``.
@@ -63,6 +114,13 @@ public final class CancelContext: Cancellable, Sendable {
   /// - Parameter error: the rejection error.
   public func cancel(with error: Error) {
     cancel(error: error)
+  }
+
+  /// `CancellableWithReason`'s spelling of ``cancel(error:)``.
+  ///
+  /// - Parameter reason: the rejection error.
+  public func cancel(dueTo reason: any Error) {
+    cancel(error: reason)
   }
 
   /// The chain's cancellation as a core signal: cancelled, with ``cancelledError``, when the
@@ -73,8 +131,25 @@ public final class CancelContext: Cancellable, Sendable {
   /// cancelled (unlike PromiseKit 7, which reports `true`).
   public var isCancelled: Bool { source.isMarked }
 
-  /// Whether ``cancel(error:)`` was called (even if the chain had already finished).
-  @inlinable public var cancelAttempted: Bool { source.isCancelled }
+  /// Whether ``cancel(error:)`` was called (even if the chain had already finished). After an
+  /// `ensure`, also while the cancel waits for the cleanup.
+  public var cancelAttempted: Bool { source.isCancelled || hold?.isCancelled == true }
+
+  /// Whether this context's cancel started rejecting its members: what a stage checks before its
+  /// body starts. One atomic load. (After an `ensure`, a held cancel counts once the cleanup
+  /// finished; no stage after the cleanup starts before that anyway.)
+  @inlinable var cancelStarted: Bool { source.isCancelled }
+
+  /// This context's own cancel reason (the held one of a context after an `ensure` not included).
+  @usableFromInline var cancelReason: (any Error)? { source.reason }
+
+  /// Throws the cancel error if a cancel of this chain has started: a body about to start calls it
+  /// (a `recover` body handling the error of the chain before its branch, for instance), so that
+  /// no body starts after `cancel` returned. The member that body would resolve is already rejected
+  /// with the same error.
+  func checkNotCancelled() throws {
+    if cancelStarted, let reason = cancelReason { throw reason }
+  }
 
   /// Whether the chain was cancelled with the error `error` identifies (that very error object).
   /// Lock-free: a stage passing a cancel down the chain checks that the error it was handed is the
@@ -82,7 +157,7 @@ public final class CancelContext: Cancellable, Sendable {
   @inlinable func isCancelled(by error: ErrorIdentity) -> Bool { source.isCancelled(by: error) }
 
   /// The error the chain was cancelled with (the first one), or `nil`.
-  public var cancelledError: Error? { source.reason }
+  public var cancelledError: Error? { source.reason ?? hold?.reason }
 
   // MARK: Members, tasks, links
 
@@ -99,7 +174,7 @@ public final class CancelContext: Cancellable, Sendable {
   /// follows, or a stage's body may return while the cancel runs).
   @inlinable
   func settle<T>(_ promise: Promise<T>, with result: Result<T, Error>) {
-    if cancelAttempted, let reason = cancelledError {
+    if cancelStarted, let reason = cancelReason {
       reject(promise, cancelledWith: reason)
     } else {
       promise.settle(result)
@@ -129,15 +204,41 @@ public final class CancelContext: Cancellable, Sendable {
     source.raiseMark()
   }
 
-  /// Calls `task.cancel()` (once) and `reject` when the chain is cancelled; at once if it already
-  /// was.
-  func append(task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?) {
+  /// Calls `task.cancel()` (once) and `reject` when the chain is cancelled while `work` is
+  /// pending; at once if the chain's cancel already started.
+  ///
+  /// Once `work` settled, nothing is left to stop: the registration leaves the context (its
+  /// closures are released), and a later cancel runs neither. If `work` settles while the cancel
+  /// runs, what the cancel reached first wins: the handler skips work that settled before the
+  /// handler ran, unless the cancel itself rejected it (a member rejected by this very cancel).
+  func append<Work: Thenable>(
+    task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?, whilePending work: Work
+  ) {
     guard task != nil || reject != nil else { return }
-    _ = source.register(
-      .onCancelWithReason { reason in
+    guard cancelStarted || work.isPending else { return }
+    // `work` is held weakly: its callback below holds the registration (and so the source), and a
+    // strong reference back would keep both alive for as long as the work stays pending. Work that
+    // nobody holds any more is treated as pending (its task is still stopped).
+    let registration = source.register(
+      .onCancelWithReason { [unowned source, weak work] reason in
+        // (The source runs this handler, so it is alive; the context is not captured, so that a
+        // registration never keeps its context alive.)
+        if let work, !Self.isPending(work, orCancelledBy: source) { return }
         task?.cancel()
         reject?(reason)
       })
+    // Leaves the context when the work settles (at once if it already has; after a cancel the
+    // registration is already spent and this does nothing).
+    if registration.isActive { work.pipe { _ in registration.unregister() } }
+  }
+
+  /// Whether `work` is still pending, or was rejected by the cancel of `source`.
+  private static func isPending<Work: Thenable>(_ work: Work, orCancelledBy source: CancelStorage) -> Bool {
+    switch work.result {
+    case nil: return true
+    case .success: return false
+    case .failure(let error): return source.isCancelled(by: ErrorIdentity(error))
+    }
   }
 
   /// Links `other` so that cancelling this context cancels it too (with the same error).

@@ -32,7 +32,8 @@ extension CancellableCatchMixin {
   ///
   /// The result starts a branch of the chain: cancelling the branch also cancels the chain before
   /// it, but a cancel of the chain before it reaches the branch only as the error `body` handles
-  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7).
+  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7). Once the branch itself was
+  /// cancelled, `body` never starts (the branch is already rejected with the cancel error).
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
@@ -45,7 +46,11 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
-    return CancellablePromise(promise.recover(on: on, flags: flags, policy: policy, body), cancelContext: branch)
+    let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> V in
+      try branch.checkNotCancelled()
+      return try body(error)
+    }
+    return CancellablePromise(recovered, cancelContext: branch)
   }
 
   /// Replaces a rejection (that `policy` covers) with the cancellable chain `body` returns, which
@@ -64,6 +69,7 @@ extension CancellableCatchMixin {
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> Promise<T> in
+      try branch.checkNotCancelled()
       let returned = try body(error)
       branch.append(returned.cancelContext)
       return returned.promise
@@ -73,6 +79,12 @@ extension CancellableCatchMixin {
 
   /// Runs `body` when this member resolves, either way (also after a cancel), then resolves the
   /// new member like this one.
+  ///
+  /// `body` finishes before any stage after it sees the result, cancelled or not: a cancel of the
+  /// chain (from any member, before or after the `ensure`) rejects the members before it at once,
+  /// which starts `body`, and reaches the stages after it only once `body` returned. Meanwhile
+  /// those stages' `cancelAttempted` is already `true`. (The stages after the `ensure` have a
+  /// context of their own, linked to this one in both directions.)
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
@@ -84,12 +96,26 @@ extension CancellableCatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
   ) -> CancellablePromise<T> {
-    CancellablePromise(promise.ensure(on: on, flags: flags, body), cancelContext: cancelContext)
+    Self.afterCleanup(promise.ensure(on: on, flags: flags, body), of: cancelContext)
+  }
+
+  /// The member that resolves like `cleaned` (this member's promise after a cleanup) in a context
+  /// that holds a cancel back until the cleanup finished (see `CancelContext.init(after:)`).
+  static func afterCleanup(_ cleaned: Promise<T>, of context: CancelContext) -> CancellablePromise<T> {
+    let after = CancelContext(after: context)
+    // Registered before the member's own callback: the held cancel (if any) rejects the member
+    // with the cancel error as soon as the cleanup finished, before the result is passed on.
+    cleaned.pipe { _ in after.releaseHold() }
+    return CancellablePromise(cleaned, cancelContext: after)
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), waits for the
-  /// cancellable chain it returns (linked to this chain), then resolves the new member like this
-  /// one.
+  /// cancellable chain it returns, then resolves the new member like this one.
+  ///
+  /// The clean-up chain `body` returns is **not** linked to this chain: a cancel of this chain
+  /// (which is often what started the clean-up) does not stop it; cancel it through its own
+  /// members. The stages after the `ensureThen` see the result only once the clean-up chain
+  /// settled, cancelled or not, as for ``ensure(on:flags:_:)``.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
@@ -101,15 +127,13 @@ extension CancellableCatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> CancellablePromise<Void>
   ) -> CancellablePromise<T> {
-    let context = cancelContext
     let ensured = promise.ensureThen(on: on, flags: flags) { () -> Guarantee<Void> in
       let cleanup = body()
-      context.append(cleanup.cancelContext)
       let done = Guarantee<Void>(pending: ())
       cleanup.promise.pipe { _ in done.settle(()) }
       return done
     }
-    return CancellablePromise(ensured, cancelContext: context)
+    return Self.afterCleanup(ensured, of: cancelContext)
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), and ends the chain.
@@ -147,13 +171,17 @@ extension CancellableCatchMixin where T == Void {
     _ body: @escaping @Sendable (Error) throws -> Void
   ) -> CancellablePromise<Void> {
     let branch = CancelContext(branchOf: cancelContext)
-    return CancellablePromise(promise.recover(on: on, flags: flags, policy: policy, body), cancelContext: branch)
+    let recovered = promise.recover(on: on, flags: flags, policy: policy) { error in
+      try branch.checkNotCancelled()
+      try body(error)
+    }
+    return CancellablePromise(recovered, cancelContext: branch)
   }
 }
 
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
 /// ``finally(on:flags:_:)`` once the chain ended, however it ended.
-public final class CancellableFinalizer: Cancellable, Sendable {
+public final class CancellableFinalizer: CancellableWithReason, Sendable {
   let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.
   public let cancelContext: CancelContext
@@ -173,6 +201,13 @@ public final class CancellableFinalizer: Cancellable, Sendable {
   /// - Parameter error: the rejection error.
   public func cancel(error: Error) {
     cancelContext.cancel(error: error)
+  }
+
+  /// Cancels the chain with `reason` (`CancellableWithReason`; the same as ``cancel(error:)``).
+  ///
+  /// - Parameter reason: the rejection error.
+  public func cancel(dueTo reason: any Error) {
+    cancelContext.cancel(error: reason)
   }
 
   /// Whether a cancel rejected at least one member of the chain.

@@ -77,11 +77,11 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
     guard let (transform, context) = takeWork() else { return false }
     switch consume result {
     case .success(let value):
-      guard !context.cancelAttempted else { return false }
+      guard !context.cancelStarted else { return false }
       return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
       // Checked before the failure is wrapped again: a cancel passes through a long chain here.
-      guard context.cancelAttempted else { return settle(.failure(error), handingBackOn: queue) }
+      guard context.cancelStarted else { return settle(.failure(error), handingBackOn: queue) }
       // The parent was rejected by this cancel (the way a cancel passes down a chain) when its
       // error is the cancel error itself: keep it rather than read the reason again. Any other
       // error loses to the cancel error.
@@ -98,7 +98,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
     -> Bool
   {
-    guard context.cancelAttempted else { return settle(result, handingBackOn: queue) }
+    guard context.cancelStarted else { return settle(result, handingBackOn: queue) }
     return settleCancelled(in: context, handingBackOn: queue)
   }
 
@@ -107,7 +107,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// rejects its oldest pending member and each stage passes the rejection on from here.
   @inlinable
   func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
-    guard let reason = context.cancelledError else { return false }
+    guard let reason = context.cancelReason else { return false }
     return settleCancelled(with: reason, in: context, handingBackOn: queue)
   }
 
@@ -135,7 +135,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// Runs `transform` unless the chain's cancel has started (its handler rejects this member).
   @inlinable
   func run(_ value: Input) {
-    guard let (transform, context) = takeWork(), !context.cancelAttempted else { return }
+    guard let (transform, context) = takeWork(), !context.cancelStarted else { return }
     context.settle(self, with: Result { try transform(value) })
   }
 }

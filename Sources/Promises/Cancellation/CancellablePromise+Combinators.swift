@@ -192,12 +192,13 @@ public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promis
 ///
 /// - Parameters:
 ///   - promiseIterator: makes the work lazily (for example `urls.lazy.map { download($0) }.makeIterator()`).
-///   - concurrently: the most promises pending at once (at least 1).
+///   - concurrently: the most promises pending at once (at least 1; zero or less rejects the
+///     result with ``PMKError/badInput`` and pulls nothing).
 /// - Returns: a new chain fulfilled with every value, in pull order.
 public func when<It: IteratorProtocol, T: Sendable>(
   fulfilled promiseIterator: It, concurrently: Int
 ) -> CancellablePromise<[T]> where It.Element == CancellablePromise<T> {
-  precondition(concurrently > 0, "concurrently must be at least 1")
+  guard concurrently > 0 else { return CancellablePromise(error: PMKError.badInput) }
   let result = CancellablePromise<[T]>.pending().promise
   let puller = ConcurrentPuller(iterator: promiseIterator, limit: concurrently, result: result)
   puller.request()

@@ -14,7 +14,7 @@ import CancelCore
 /// download.cancel()   // rejects every pending member with PMKError.cancelled, now
 /// ```
 public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableThenable, CancellableCatchMixin,
-  Cancellable, @unchecked Sendable
+  CancellableWithReason, @unchecked Sendable
 {
   // Safety of `@unchecked Sendable`: both properties are immutable; the inherited member links are
   // the core's, guarded by the context's lock (see `_CancelMember`).
@@ -87,7 +87,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     let context = cancelContext ?? CancelContext()
     self.init(stageOf: context)
     if let guarantee = bridge as? Guarantee<T>, let task = guarantee.task {
-      context.append(task: task, reject: nil)
+      context.append(task: task, reject: nil, whilePending: guarantee)
     }
     bridge.pipe { [self] in settle($0) }
   }
@@ -95,12 +95,16 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// Creates a pending member, calls `body` at once with its resolver, and registers `task`:
   /// cancelling calls `task.cancel()` once and rejects the promise.
   ///
+  /// The task belongs to this promise: once the promise settled, it leaves the chain and a later
+  /// cancel does not touch it. Once the cancel started, the resolver cannot replace the cancel
+  /// error (a task that fulfils or rejects when cancelled leaves the promise rejected with it).
+  ///
   /// - Parameters:
   ///   - task: the work to stop on cancel.
   ///   - body: starts the work; throwing rejects the promise.
   public convenience init(task: (any CancellableTask)? = nil, resolver body: (Resolver<T>) throws -> Void) {
     self.init(stageOf: CancelContext())
-    cancelContext.append(task: task, reject: nil)
+    cancelContext.append(task: task, reject: nil, whilePending: promise)
     let resolver = Resolver(promise)
     do {
       try body(resolver)
@@ -110,7 +114,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   }
 
   /// Makes `promise` (resolved by `resolver`) the member: cancelling rejects it and calls
-  /// `task.cancel()` once.
+  /// `task.cancel()` once, unless `promise` settled first (the task then left the chain). Once
+  /// the cancel started, `resolver` cannot replace the cancel error.
   ///
   /// - Parameters:
   ///   - task: the work to stop on cancel.
@@ -118,22 +123,25 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   ///   - resolver: its resolver.
   public convenience init(task: (any CancellableTask)? = nil, promise: Promise<T>, resolver: Resolver<T>) {
     self.init(member: promise, context: CancelContext())
-    cancelContext.append(task: task, reject: nil)
+    cancelContext.append(task: task, reject: nil, whilePending: promise)
   }
 
   /// A member already rejected with `error`.
   ///
   /// - Parameters:
-  ///   - task: a task to register anyway (cancelled if the chain is).
+  ///   - task: accepted for PromiseKit 7 compatibility; the member has already settled, so the task
+  ///     is never cancelled by this chain.
   ///   - error: the error.
   public convenience init(task: (any CancellableTask)? = nil, error: Error) {
     self.init(member: Promise(error: error), context: CancelContext())
-    cancelContext.append(task: task, reject: nil)
+    cancelContext.append(task: task, reject: nil, whilePending: promise)
   }
 
   /// CancellablePromiseKit's form: `body` starts the work and returns its cancel handler, which
-  /// runs once (on the cancelling thread) when the chain is cancelled, before the promise is
-  /// rejected.
+  /// runs once (on the cancelling thread) when the chain is cancelled while the promise is
+  /// pending, before the promise is rejected. Once the promise settled (`body` may settle it
+  /// before it returns), the handler leaves the chain and never runs; once the cancel started,
+  /// the resolver cannot replace the cancel error.
   ///
   /// - Parameter body: starts the work and returns how to stop it.
   public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
@@ -142,21 +150,22 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     do {
       let cancel = try body(resolver)
       // A handler of the context: the core runs it exactly once, before the members are rejected.
-      cancelContext.append(task: nil, reject: { _ in cancel() })
+      cancelContext.append(task: nil, reject: { _ in cancel() }, whilePending: promise)
     } catch {
       resolver.reject(error)
     }
   }
 
   /// CancellablePromiseKit's form: resolves like `promise`; cancelling calls `cancel` once and
-  /// rejects this member (`promise` itself is left to `cancel`).
+  /// rejects this member (`promise` itself is left to `cancel`). Once `promise` settled, `cancel`
+  /// leaves the chain and never runs.
   ///
   /// - Parameters:
   ///   - promise: the promise to follow.
   ///   - cancel: stops the work behind `promise`.
   public convenience init(using promise: Promise<T>, cancel: @escaping @Sendable () -> Void) {
     self.init(promise, cancelContext: CancelContext())
-    cancelContext.append(task: nil, reject: { _ in cancel() })
+    cancelContext.append(task: nil, reject: { _ in cancel() }, whilePending: promise)
   }
 
   /// CancellablePromiseKit's wrapper form: `body` gets a `cancelPromise` that **rejects** (with
@@ -171,7 +180,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     let cancelPromise = Promise<Void>(pending: ())
     // A handler: a cancel runs it before it rejects the members, so `cancelPromise` is rejected
     // before the member's rejection could fulfil it below.
-    cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) })
+    cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) }, whilePending: promise)
     promise.pipe { _ in cancelPromise.settle(.success(())) }
     do {
       try body(cancelPromise).pipe { [self] in settle($0) }
@@ -204,9 +213,10 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
 extension CancellablePromise where T == Void {
   /// A member already fulfilled with `()`.
   ///
-  /// - Parameter task: a task to register anyway (cancelled if the chain is).
+  /// - Parameter task: accepted for PromiseKit 7 compatibility; the member has already settled,
+  ///   so the task is never cancelled by this chain.
   public convenience init(task: (any CancellableTask)? = nil) {
     self.init(member: Promise<Void>(), context: CancelContext())
-    cancelContext.append(task: task, reject: nil)
+    cancelContext.append(task: task, reject: nil, whilePending: promise)
   }
 }

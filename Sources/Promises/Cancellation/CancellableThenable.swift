@@ -5,7 +5,9 @@ import Dispatch
 /// conforms.
 ///
 /// Every chaining method returns a new member of the **same** chain (same ``CancelContext``), so
-/// the chain stays cancellable end to end. Bodies run on their `on:` queue (``conf`` `.Q` by
+/// the chain stays cancellable end to end. (`ensure` and `ensureThen` return a member of a context
+/// of their own, linked both ways to this one, that holds a cancel back until the clean-up
+/// finished: see `ensure(on:flags:_:)`.) Bodies run on their `on:` queue (``conf`` `.Q` by
 /// default, `nil` for synchronously) and never **start** after the chain was cancelled: a cancel
 /// has already rejected their stage.
 public protocol CancellableThenable<T>: AnyObject, Sendable {
@@ -43,6 +45,16 @@ extension CancellableThenable {
     cancelContext.cancel(error: error)
   }
 
+  /// `CancellableWithReason`'s spelling of ``cancel(error:)``: what a token's
+  /// `register(cancelable:)` calls, so the chain rejects with the token's reason (a
+  /// `TimeoutError`, for instance, which `isCancelled` recognises and the default catch policy
+  /// skips).
+  ///
+  /// - Parameter reason: the rejection error.
+  public func cancel(dueTo reason: any Error) {
+    cancelContext.cancel(error: reason)
+  }
+
   /// Whether a cancel rejected at least one member of the chain (`false` if the chain finished
   /// first, even if `cancel()` was called afterwards).
   public var isCancelled: Bool { cancelContext.isCancelled }
@@ -53,14 +65,18 @@ extension CancellableThenable {
   /// The first error the chain was cancelled with, or `nil`.
   public var cancelledError: Error? { cancelContext.cancelledError }
 
-  /// Registers `task` (and `reject`) with the chain: a cancel calls `task.cancel()` once and then
-  /// `reject` with the cancel error; at once if the chain was already cancelled.
+  /// Registers `task` (and `reject`) with the chain, for as long as this member is pending: a
+  /// cancel calls `task.cancel()` once and then `reject` with the cancel error; at once if the
+  /// chain's cancel already started.
+  ///
+  /// The task belongs to this member's work: once this member settled (before any cancel), the
+  /// registration leaves the chain and a later cancel calls neither.
   ///
   /// - Parameters:
   ///   - task: the work to stop.
   ///   - reject: typically a resolver's `reject`.
   public func appendCancellableTask(_ task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?) {
-    cancelContext.append(task: task, reject: reject)
+    cancelContext.append(task: task, reject: reject, whilePending: promise)
   }
 
   /// Links `other`'s chain to this one: cancelling this chain cancels `other`'s too (with the same
@@ -130,7 +146,7 @@ extension CancellableThenable {
       switch result {
       case .success(let value):
         on.dispatch(flags) {
-          guard !context.cancelAttempted else { return }
+          guard !context.cancelStarted else { return }
           do {
             let returned = try body(value)
             guard returned !== next else { throw PMKError.returnedSelf }
@@ -166,7 +182,7 @@ extension CancellableThenable {
       switch result {
       case .success(let value):
         on.dispatch(flags) {
-          guard !context.cancelAttempted else { return }
+          guard !context.cancelStarted else { return }
           do {
             let returned = try body(value)
             guard returned !== next.promise else { throw PMKError.returnedSelf }
@@ -266,7 +282,7 @@ extension CancellableThenable {
     let next = CancellablePromise<T>(stageOf: context)
     promise.pipe { result in
       on.dispatch(flags) {
-        if !context.cancelAttempted { body(result) }
+        if !context.cancelStarted { body(result) }
         next.settle(result)
       }
     }

@@ -29,10 +29,15 @@ public func firstly<T: Sendable>(execute body: () -> Guarantee<T>) -> Guarantee<
 /// A guarantee resolved after `seconds`, on a global queue (its handlers then run on their own
 /// queues). `cancellable(after(seconds:))` stops the timer when cancelled.
 ///
+/// Any value is accepted: a negative delay, negative infinity and NaN mean no delay (the guarantee
+/// resolves at once, on the timer's queue); positive infinity, or a delay longer than a `Duration`
+/// holds, means never (the guarantee stays pending, and no timer is started).
+///
 /// - Parameter seconds: the delay.
 /// - Returns: a guarantee resolved after the delay.
 public func after(seconds: TimeInterval) -> Guarantee<Void> {
-  after(.nanoseconds(Int(clamping: Int64((seconds * 1e9).rounded()))), scheduler: .dispatch)
+  guard let delay = Duration.delay(seconds: seconds) else { return Guarantee<Void>(pending: ()) }
+  return after(delay, scheduler: .dispatch)
 }
 
 /// A guarantee resolved after `interval`. See ``after(seconds:)``.
@@ -89,14 +94,19 @@ struct AfterTimerTask: CancellableTask {
 ///
 /// On the main thread it runs the main run loop (which also drains the main queue, where handlers
 /// run by default) until the promise resolves; on any other thread it blocks like
-/// ``Promise/wait()``. For command-line tools and scripts.
+/// ``Promise/wait()``. Inside a handler, it first runs the handlers this thread queued (see
+/// ``Promise/wait()``). For command-line tools and scripts.
 ///
 /// - Parameter promise: the promise to wait for.
 /// - Returns: its value.
 public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
   if Thread.isMainThread {
+    // Inside a handler, what this thread queued (also by handlers the run loop ran meanwhile)
+    // runs here: see `Promise.wait()`.
+    SettleDelivery.runQueuedDeliveries()
     while promise.isPending {
       _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+      SettleDelivery.runQueuedDeliveries()
     }
     return try promise.result!.get()
   }
@@ -109,8 +119,12 @@ public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
 /// - Returns: its value.
 public func hang<T: Sendable>(_ guarantee: Guarantee<T>) -> T {
   if Thread.isMainThread {
+    // Inside a handler, what this thread queued (also by handlers the run loop ran meanwhile)
+    // runs here: see `Promise.wait()`.
+    SettleDelivery.runQueuedDeliveries()
     while guarantee.value == nil {
       _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
+      SettleDelivery.runQueuedDeliveries()
     }
     return guarantee.value!
   }

@@ -21,10 +21,10 @@ public func race<U: Thenable>(_ thenables: U...) -> Promise<U.T> {
 
 /// Resolves with the first guarantee to resolve.
 ///
-/// - Parameter guarantees: the competitors (at least one).
+/// - Parameter guarantees: the competitors. With none, nothing can win: the result never resolves
+///   (a guarantee cannot reject; the promise forms reject with ``PMKError/badInput`` instead).
 /// - Returns: a guarantee of the winner's value.
 public func race<T: Sendable>(_ guarantees: Guarantee<T>...) -> Guarantee<T> {
-  precondition(!guarantees.isEmpty, "race needs at least one guarantee")
   let result = Guarantee<T>(pending: ())
   for guarantee in guarantees {
     guarantee.pipe { (value: T) in result.settle(value) }

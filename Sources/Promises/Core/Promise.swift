@@ -137,6 +137,24 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
     }
   }
 
+  /// The reason of `member`'s chain if its cancel has started, recording (the chain's
+  /// `isCancelled`) that the cancel rejects this member; `nil` otherwise.
+  @usableFromInline
+  static func markedCancelReason(of member: _CancelMember) -> (any Error)? {
+    let storage = member.storage
+    guard storage.isCancelled, let reason = storage.reason else { return nil }
+    storage.raiseMark()
+    return reason
+  }
+
+  /// Settles as a ``Resolver`` does: as `settle(_:)`, except that a member of a cancellable chain
+  /// whose cancel has started is rejected with the cancel error (the first resolution and the
+  /// cancel error win, see `settleLeavingDelivery(_:cancelWins:)`).
+  @inlinable
+  final func resolve(_ result: consuming Result<T, Error>) {
+    if case .deliver = settleLeavingDelivery(result, cancelWins: true) { deliverSettled() }
+  }
+
   /// Settles as `settle(_:)` does, from a stage's callback running in the delivery that owns
   /// `queue`: if callbacks wait and nothing is queued, leaves this promise's delivery for that
   /// delivery to run next (the tail call of a chain) instead of queueing it.
@@ -167,13 +185,30 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// `result` is moved into the promise, not copied: a rejection's error is reference counted, and
   /// a cancel that sweeps a long chain settles every stage with the same error, so each copy
   /// would be one more atomic operation on one shared object per stage.
+  ///
+  /// With `cancelWins` (a resolver settling), a member whose chain's cancel has started is rejected
+  /// with the cancel error instead, whatever `result` is, and the chain records that a cancel
+  /// rejected it: a task that resolves its work while being cancelled cannot replace the cancel
+  /// error. (Stages check the context themselves, through `CancelContext.settle(_:with:)`.)
   @inlinable @inline(__always)
-  final func settleLeavingDelivery(_ result: consuming Result<T, Error>) -> Machine.SettleAction {
+  final func settleLeavingDelivery(_ result: consuming Result<T, Error>, cancelWins: Bool = false)
+    -> Machine.SettleAction
+  {
     var result = Optional(result)
     let (action, leftList) = lock.withLock { () -> (Machine.SettleAction, _CancelMember?) in
       warnsIfPending = false
       let action = machine.settle()
-      if action != .alreadySettled { stored = result.take() }
+      if action != .alreadySettled {
+        // The member is alive while it is set and the lock is held (see `member`); its context
+        // keeps the source alive. Taking the source's lock inside this one is the order
+        // `leaveSource()` below already uses.
+        if cancelWins, let member = self.member,
+          let reason = member._withUnsafeGuaranteedRef({ Self.markedCancelReason(of: $0) })
+        {
+          result = .failure(reason)
+        }
+        stored = result.take()
+      }
       return (action, self.member.take()?._withUnsafeGuaranteedRef { $0.leaveSource() })
     }
     _ = leftList  // the context list's reference to the member, released after unlocking
@@ -267,6 +302,9 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
         body(value)
       case .batch(var batch):
         while let callback = batch.popOldest() {
+          // A callback may run user code that waits for the stage held to hand back: queue it
+          // first instead (the order stays the same), where a wait can run it.
+          if let held = handBack.take() { queue.enqueueFirst(held) }
           switch consume callback {
           case .stage(let stage, let receive):
             if let ready = receive(consume stage, value, queue) { Self.pass(ready, to: &handBack) }
@@ -307,6 +345,10 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// the queue that must resolve this promise (for example on the main thread when the promise is
   /// resolved by a handler on the main queue). It is meant for command-line tools and tests; in
   /// an app prefer chaining.
+  ///
+  /// Called inside a handler (`on: nil`, or any callback this package is running), it first runs
+  /// the deliveries this thread queued while the handler ran, so waiting for a stage that the
+  /// handler itself settled (directly or by a cancel) returns at once instead of deadlocking.
   ///
   /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
   public final func wait() throws -> T {

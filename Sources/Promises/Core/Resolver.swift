@@ -1,8 +1,14 @@
 /// The write side of a pending ``Promise``: fulfils or rejects it, once.
 ///
-/// Only the first call takes effect; later ones are ignored. Any thread may call it; the promise's
-/// handlers that were added with `on: nil` run synchronously on that thread before the call
-/// returns.
+/// Only the first call takes effect; later ones are ignored. Any thread may call it; the promise
+/// is settled when the call returns, and its handlers that were added with `on: nil` run
+/// synchronously on that thread: before the call returns, or, when the call is made inside a
+/// handler this package is running, as soon as that handler returns (see "Reentrancy" in
+/// `docs/semantics.md`).
+///
+/// The promise of a ``CancellablePromise`` whose chain's cancel has started is rejected with the
+/// cancel error whatever the call says: a task that settles its work while being cancelled cannot
+/// replace the cancel error.
 ///
 /// Unlike PromiseKit's class, `Resolver` is a small value (a reference to its promise), so
 /// creating a pending promise costs one allocation. Copies resolve the same promise.
@@ -17,19 +23,19 @@ public struct Resolver<T: Sendable>: Sendable {
   /// Fulfils the promise with `value`, unless it already resolved.
   @inlinable
   public func fulfill(_ value: T) {
-    promise.settle(.success(value))
+    promise.resolve(.success(value))
   }
 
   /// Rejects the promise with `error`, unless it already resolved.
   @inlinable
   public func reject(_ error: Error) {
-    promise.settle(.failure(error))
+    promise.resolve(.failure(error))
   }
 
   /// Resolves the promise with `result`, unless it already resolved.
   @inlinable
   public func resolve(_ result: Result<T, Error>) {
-    promise.settle(result)
+    promise.resolve(result)
   }
 
   /// Resolves from a completion-handler pair: rejects with `error` if it is not `nil`, else

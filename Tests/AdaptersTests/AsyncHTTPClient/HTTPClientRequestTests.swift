@@ -69,5 +69,22 @@
       #expect(outcome.failure?.isCancellation == false)
       #expect(ContinuousClock.now >= deadline)
     }
+
+    @Test func theTokensDeadlineBecomesTheRequestsDeadline() async throws {
+      let server = try LocalHTTPServer()
+      // The token's own timer never fires (manual time): only the request's deadline can end it.
+      let parent = CancellationRequest(deadline: .now + .milliseconds(300), scheduler: ManualDeadlineScheduler())
+      let request = CancellationRequest(linkedTo: parent.token)
+      let deadline = try #require(request.token.deadline)
+      let outcome = await withCheckedContinuation { continuation in
+        HTTPClient.shared.work(get: "\(server.baseURL)/slow").start(token: request.token) {
+          continuation.resume(returning: $0)
+        }
+      }
+      #expect(outcome.failure as? HTTPClientError == .deadlineExceeded)
+      #expect(!request.token.isCancelled)
+      #expect(ContinuousClock.now >= deadline)
+      withExtendedLifetime(parent) {}
+    }
   }
 #endif

@@ -1,0 +1,75 @@
+/// Runs `operation` in the current task, and cancels that task when `deadline` passes; the call
+/// then throws a ``TimeoutError``.
+///
+/// The operation sees the deadline the way Swift code sees any cancellation: `Task.isCancelled`
+/// becomes `true`, `Task.sleep` and other cancellation-aware awaits throw. If the deadline passes
+/// while it runs, whatever it throws afterwards is replaced by the ``TimeoutError``, so callers
+/// tell a timeout from a failure; a value it still returns is returned. A deadline already past
+/// cancels the task as soon as the scheduler fires (for ``DispatchDeadlineScheduler``, at once).
+///
+/// No task is created: the operation runs in the current task and on the caller's isolation (an
+/// actor, the main actor, or none), so it may be a non-`Sendable` closure that touches isolated
+/// state. Because the current task itself is cancelled, it stays cancelled after a timeout (Swift
+/// cannot undo a task's cancellation); run the call in a child task (`async let`, a task group)
+/// when the caller must go on with other awaits afterwards. The timer is stopped when the
+/// operation ends.
+///
+/// The name leaves `withDeadline` to the standard library (SE-0526), whose version will run the
+/// operation under a deadline of the task itself.
+///
+/// - Parameters:
+///   - deadline: when to give up, on the continuous clock.
+///   - scheduler: measures the time left; ``DispatchDeadlineScheduler`` by default. Tests pass a
+///     ``ManualDeadlineScheduler``.
+///   - isolation: the actor the operation runs on; the caller's, by default.
+///   - operation: the work.
+/// - Returns: what `operation` returns.
+/// - Throws: a ``TimeoutError`` if the deadline passed and `operation` then threw; otherwise what
+///   `operation` throws.
+public func withCancellationDeadline<T>(
+  _ deadline: ContinuousClock.Instant,
+  scheduler: some DeadlineScheduler = .dispatch,
+  isolation: isolated (any Actor)? = #isolation,
+  operation: () async throws -> T
+) async throws -> T {
+  try await withCancellation(
+    by: CancelSource(deadline: deadline, scheduler: scheduler), isolation: isolation, operation: operation)
+}
+
+/// Runs `operation` in the current task, and cancels that task when `timeout` has passed; the call
+/// then throws a ``TimeoutError``. The relative form of
+/// ``withCancellationDeadline(_:scheduler:isolation:operation:)``; same rules.
+///
+/// - Parameters:
+///   - timeout: how long the operation may run.
+///   - scheduler: measures the time; ``DispatchDeadlineScheduler`` by default.
+///   - isolation: the actor the operation runs on; the caller's, by default.
+///   - operation: the work.
+/// - Returns: what `operation` returns.
+/// - Throws: a ``TimeoutError`` if the time ran out and `operation` then threw; otherwise what
+///   `operation` throws.
+public func withCancellationDeadline<T>(
+  after timeout: Duration,
+  scheduler: some DeadlineScheduler = .dispatch,
+  isolation: isolated (any Actor)? = #isolation,
+  operation: () async throws -> T
+) async throws -> T {
+  try await withCancellation(
+    by: CancelSource(timeout: timeout, scheduler: scheduler), isolation: isolation, operation: operation)
+}
+
+/// Runs `operation` while `deadlineSource`'s cancellation cancels the current task, then closes
+/// the source (stopping its timer); an error thrown after the source timed out becomes the timeout.
+private func withCancellation<T>(
+  by deadlineSource: CancelSource,
+  isolation: isolated (any Actor)?,
+  operation: () async throws -> T
+) async throws -> T {
+  defer { deadlineSource.close() }
+  do {
+    return try await withCancellation(of: deadlineSource.signal, isolation: isolation, operation: operation)
+  } catch {
+    if let timeout = deadlineSource.signal.reason as? TimeoutError { throw timeout }
+    throw error
+  }
+}
