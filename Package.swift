@@ -63,6 +63,9 @@ let package = Package(
     // A slow HTTP server on 127.0.0.1 for the URLSession examples and tests; not a product.
     .target(name: "LocalHTTPServer", dependencies: ["CancelCore"]),
     .executableTarget(name: "Examples", dependencies: ["ExampleScenarios"]),
+    // Every scenario and a mixed stress of every facade, for LeakSanitizer in CI (see .ci/run).
+    .executableTarget(
+      name: "LeakCheck", dependencies: ["ExampleScenarios", "Tokens", "Promises", "Futures", "Adapters"]),
 
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(name: "TestSupport", dependencies: ["CancelCore"], path: "Tests/TestSupport"),

@@ -1,10 +1,10 @@
 import Synchronization
 
 /// An object that a source cancels after its handlers, without a handler closure: a facade's
-/// member of a cancellable chain (a promise of a `CancelContext`).
+/// member of a cancellable chain (a pending promise of a `CancelContext`).
 ///
-/// Not for use outside the library: it is public only because the Promises facade's public
-/// `CancellablePromise` inherits from it. Members join a source with `CancelStorage.addMember(_:)`
+/// Not for use outside the library: it is public (and open) only so that the Promises facade's
+/// members, which its inlinable code makes, can inherit from it. Members join a source with `CancelStorage.addMember(_:)`
 /// and leave it with `removeMember(_:)`; while they wait they are linked into the source's
 /// ``MemberList`` through the two fields below, so joining and leaving allocate nothing and cost
 /// one short lock section each, however many members wait (a registration table would grow, and
@@ -18,9 +18,9 @@ import Synchronization
 /// keeps it alive, and once a cancel took the list, the cancelling thread does until it has called
 /// `cancelAction` (or seen `hasLeft`). An object that refers to its member without retaining it (a
 /// `Promise` does) must leave the source while nothing else can release the member: a promise
-/// leaves under its own lock, which the member's `cancelAction` takes too. (A close never
-/// releases a waiting `CancellablePromise`: it keeps its context, whose `deinit` is what closes the
-/// source.)
+/// leaves under its own lock, which the member's `cancelAction` takes too. (A close releases the
+/// waiting members: the Promises facade closes a context's source when nothing can cancel the
+/// chain any more, and its members then let go of their pending promises.)
 //
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by

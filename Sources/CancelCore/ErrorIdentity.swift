@@ -10,7 +10,7 @@
 /// for as long as it lives, so an error compared with it is the reason exactly when their
 /// identities match.
 @usableFromInline
-package struct ErrorIdentity: Equatable {
+package struct ErrorIdentity: Equatable, Sendable {
   /// The box's address.
   @usableFromInline let bits: UInt
 

@@ -111,13 +111,13 @@ let tokenAndAdapterScenarios: [Scenario] = [
 
 /// One outcome, delivered from any thread, awaited once, with the instant it arrived.
 final class Outcome<Value: Sendable>: Sendable {
-  private let cell = SettleCell<(Result<Value, any Error>, ContinuousClock.Instant)>()
+  private let cell = SettleCell<(Swift.Result<Value, any Error>, ContinuousClock.Instant)>()
 
-  func deliver(_ value: Result<Value, any Error>) {
+  func deliver(_ value: Swift.Result<Value, any Error>) {
     cell.settle((value, .now))
   }
 
-  func value() async -> (Result<Value, any Error>, ContinuousClock.Instant) {
+  func value() async -> (Swift.Result<Value, any Error>, ContinuousClock.Instant) {
     await withCheckedContinuation { continuation in
       cell.observe { continuation.resume(returning: $0) }
     }

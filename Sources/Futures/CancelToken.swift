@@ -3,8 +3,9 @@
 /// A token requests at most once: only its first ``cancel(_:)`` does anything. The request goes
 /// to the future's producer, or up the chain it was derived from (see the "Cancellation trees"
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
-/// so anything that cancels a `Cancellable` can request it.
-public final class CancelToken: Cancellable, Sendable {
+/// so anything that cancels a `Cancellable` can request it; as a `CancellableHandle`, a token
+/// registration holds it until the future completes.
+public final class CancelToken: CancellableHandle, Sendable {
   private let target: _FutureCore
   /// Used once: the core's first-caller-wins transition makes "at most once" exact across
   /// threads.
@@ -34,4 +35,12 @@ public final class CancelToken: Cancellable, Sendable {
   /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
   /// future has not completed.
   public var cancelCanBeRequested: Bool { !used.isCancelled && !target.isCompleted }
+
+  /// Runs `body` once the future has completed (at once if it already has), on the completing
+  /// thread. It does not count as a consumer of the future: where requests go is unchanged.
+  ///
+  /// - Parameter body: what to do then.
+  public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
+    target.whenCompleted(body)
+  }
 }

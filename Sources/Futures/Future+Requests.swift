@@ -52,18 +52,57 @@ struct RequestHop {
 /// the stack: each step returns the next hop, usually the only one; further hops (a combinator's
 /// inputs) wait in `waiting`, newest first.
 ///
+/// A request processes each future at most once: a hop to a future it already processed is
+/// dropped. Hand-overs that would close a cycle are refused (see `_FutureCore.bind`), but one
+/// racing another, or found only beyond that check's reach, could still close one; the request
+/// then stops where it started instead of going round forever.
+///
 /// The hops travel as plain optionals and an array passed `inout`, not in a result enum, which a
 /// chain's request step copied and destroyed (measured: ~30 instructions per stage).
-func driveRequest(_ first: RequestHop?, waiting: [RequestHop] = []) {
+func driveRequest(_ first: RequestHop?, waiting: [RequestHop] = [], processed start: _FutureCore) {
   var current = first
   var waiting = waiting
+  var visited = ProcessedFutures(start)
   // `take()` moves the hop out (a copy would retain and release both of its futures).
   while let hop = current.take() ?? waiting.popLast() {
+    if visited.contains(hop.to) { continue }
     if hop.direct {
       current = hop.to.processRequest(hop.options, more: &waiting)
+      visited.insert(hop.to)
     } else {
-      current = hop.to.consumerRequest(from: hop.from, key: hop.key, options: hop.options, more: &waiting)
+      var processed = false
+      current = hop.to.consumerRequest(
+        from: hop.from, key: hop.key, options: hop.options, more: &waiting, processed: &processed)
+      if processed { visited.insert(hop.to) }
     }
+  }
+}
+
+/// The futures one request processed. The first one is kept inline, so a request that stops at
+/// its own future allocates nothing; the others are held strongly, so that no future freed during
+/// the request can lend its address to a new one.
+struct ProcessedFutures {
+  private let start: _FutureCore
+  private var others: Set<Identity> = []
+
+  init(_ start: _FutureCore) {
+    self.start = start
+  }
+
+  func contains(_ future: _FutureCore) -> Bool {
+    future === start || (!others.isEmpty && others.contains(Identity(future: future)))
+  }
+
+  mutating func insert(_ future: _FutureCore) {
+    others.insert(Identity(future: future))
+  }
+
+  /// A future compared and hashed by identity.
+  private struct Identity: Hashable {
+    let future: _FutureCore
+
+    static func == (lhs: Identity, rhs: Identity) -> Bool { lhs.future === rhs.future }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(future)) }
   }
 }
 
@@ -117,7 +156,18 @@ extension _FutureCore {
     // into either cost ~20 instructions per stage even then (measured).
     if case .none = step.detachFrom {} else { step.detachFrom.removeConsumers() }
     if !step.handlers.isEmpty {
-      for handler in step.handlers { runRequestHandler(handler, options) }
+      var answeredHere = false
+      for handler in step.handlers {
+        answeredHere = answeredHere || handler.executor.isImmediate
+        runRequestHandler(handler, options)
+      }
+      // A handler that answered here with `.completeUsing` replaced the upstream future and
+      // forwarded the request there itself, or with another `.complete` ended this future: the
+      // old upstream no longer waits for it. (A forced request ended the future before the
+      // handlers ran; its upstream is still told.)
+      if answeredHere, !step.completeNow, case .one(let node, let key) = step.forwardTo, !upstreamIs(node, key) {
+        return nil
+      }
     }
     let forwarded = options.subtracting(.forceThisFutureToBeCancelledImmediately)
     switch step.forwardTo {
@@ -140,7 +190,8 @@ extension _FutureCore {
   ///   `more`). If other consumers wait here, `consumer` is detached instead (it completes
   ///   cancelled); if this future already completed, `consumer` decides where the request goes.
   final func consumerRequest(
-    from consumer: _FutureCore, key: RegistrationKey, options: CancellationOptions, more: inout [RequestHop]
+    from consumer: _FutureCore, key: RegistrationKey, options: CancellationOptions, more: inout [RequestHop],
+    processed: inout Bool
   ) -> RequestHop? {
     var removed: FutureCallback?
     var step: RequestStep?
@@ -173,7 +224,16 @@ extension _FutureCore {
       return nil
     case .process:
       guard let step else { return nil }
+      processed = true
       return finishRequest(step, options, more: &more)
+    }
+  }
+
+  /// Whether this future still waits on `node` under `key`.
+  private func upstreamIs(_ node: _FutureCore, _ key: RegistrationKey) -> Bool {
+    lock.withLock {
+      if case .one(let current, let currentKey) = upstream { return current === node && currentKey == key }
+      return false
     }
   }
 
@@ -226,6 +286,6 @@ extension _FutureCore {
   final func requestCancel(_ options: CancellationOptions) {
     var more: [RequestHop] = []
     let first = processRequest(options, more: &more)
-    driveRequest(first, waiting: more)
+    driveRequest(first, waiting: more, processed: self)
   }
 }

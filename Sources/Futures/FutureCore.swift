@@ -37,6 +37,22 @@ public class _FutureCore: @unchecked Sendable {
     machine = SettleStateMachine()
   }
 
+  deinit {
+    // A pending future still holds the stages waiting on it (and they theirs), and a stage its
+    // link to the future it waits on (and that one its own): freed here, one inside the other, a
+    // long chain would overflow the stack. The core frees them in a loop instead. A completed
+    // future handed both out already: nothing to do.
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    if case .none = upstream {
+    } else {
+      // Moved out, not copied: the field's own reference would otherwise be released after this
+      // body, outside the loop.
+      var link = Upstream.none
+      swap(&link, &upstream)
+      IterativeRelease.release(consume link)
+    }
+  }
+
   /// A pending derived stage whose block runs on `executor` (`stored` is that executor when
   /// `executor` is `.stored`).
   @usableFromInline
@@ -118,6 +134,7 @@ public class _FutureCore: @unchecked Sendable {
     case .deliver: SettleDelivery.deliver(self)
     }
     if detachUpstream { released.upstream.removeConsumers() }
+    released.runEndObservers()
     return true
   }
 
@@ -128,8 +145,12 @@ public class _FutureCore: @unchecked Sendable {
   ///   `deliverCallbacks(on:)`, or call `deliverNow()`); `nil` otherwise.
   @usableFromInline
   final func settleLeavingDelivery(_ result: ErasedResult) -> _FutureCore? {
+    // The future this one waits on was abandoned: this one is not completed, it is handed back
+    // to `abandon`, which abandons what waits on it in turn.
+    if result.isAbandoned { return self }
     var released = ReleasedRequestState()
     let action = lockedSettle(result, unlessClaimed: false, released: &released)
+    released.runEndObservers()
     if case .deliver = action { return self }
     return nil
   }
@@ -151,7 +172,10 @@ public class _FutureCore: @unchecked Sendable {
       let action = machine.settle(result)
       if case .alreadySettled = action { return action }
       if case .none = upstream {} else { swap(&released.upstream, &upstream) }
-      if let extras, !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+      if let extras {
+        if !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+        if !extras.endObservers.isEmpty { swap(&released.endObservers, &extras.endObservers) }
+      }
       return action
     }
   }
@@ -160,11 +184,14 @@ public class _FutureCore: @unchecked Sendable {
   ///
   /// - Parameter claim: whether this is the producer's completion, which loses once the producer
   ///   already handed the future to another one (``Completion/completeUsing(_:)``).
+  /// - Parameter detachUpstream: remove this future's callbacks from the futures it was waiting
+  ///   on; for `using`, the future it was handed over to before (a request handler's answer
+  ///   replaces an earlier hand-over).
   @discardableResult @usableFromInline
   final func apply(_ completion: ErasedCompletion, claim: Bool, detachUpstream: Bool) -> Bool {
     switch completion {
     case .result(let result): return settle(result, detachUpstream: detachUpstream, unlessClaimed: claim)
-    case .using(let other): return bind(to: other, claim: claim)
+    case .using(let other): return bind(to: other, claim: claim, replacing: detachUpstream)
     }
   }
 
@@ -179,6 +206,52 @@ public class _FutureCore: @unchecked Sendable {
     }
   }
 
+  /// Called when this future's producer (its ``Promise``) went away. If nothing else can complete
+  /// the future now, the futures waiting on it (its stages, and theirs) can never complete either:
+  /// they are abandoned, so that a dropped pending chain is freed. (Each stage holds the future it
+  /// waits on, for its requests, and each future its waiting stages: without this, a pending future
+  /// whose producer went away and its stages would keep each other alive for ever.)
+  final func producerReleased() {
+    guard let waiting = takeWaitingIfAbandoned() else { return }
+    Self.abandon(waiting)
+  }
+
+  /// The waiting callbacks, taken, if nothing but this future's producer (or parent) could
+  /// complete it: not completed, not handed over to another future, no request handler that could
+  /// answer a request with a completion. `nil` (and nothing taken) otherwise.
+  final func takeWaitingIfAbandoned() -> SettleCallbackBatch<FutureCallback>? {
+    lock.withLock { () -> SettleCallbackBatch<FutureCallback>? in
+      guard !machine.isSettled, !isClaimed, machine.hasWaiting else { return nil }
+      if let extras, !extras.handlers.isEmpty { return nil }
+      return machine.takeWaiting()
+    }
+  }
+
+  /// Tells every callback in `waiting` that its future will never complete (see
+  /// ``ErasedResult/abandoned``), and the futures waiting on those, and so on, in a loop: the
+  /// callbacks are released (and with them what only they kept), no block runs, and a future
+  /// that was abandoned stays pending.
+  static func abandon(_ waiting: SettleCallbackBatch<FutureCallback>) {
+    var work = [waiting]
+    while var batch = work.popLast() {
+      while let callback = batch.popOldest() {
+        if let next = callback.run(.abandoned), let taken = next.takeWaitingIfAbandoned() { work.append(taken) }
+      }
+    }
+  }
+
+  /// Runs `body` once this future completed, on the completing thread (at once on this thread if
+  /// it already has). Unlike a callback, `body` is no consumer: it changes nothing about where
+  /// requests go (see the "Cancellation trees" article).
+  final func whenCompleted(_ body: @escaping @Sendable () -> Void) {
+    let added = lock.withLock { () -> Bool in
+      guard !machine.isSettled else { return false }
+      lockedExtras().endObservers.append(body)
+      return true
+    }
+    if !added { body() }
+  }
+
   /// Removes a waiting callback (a consumer leaving); it is released after unlocking.
   final func removeConsumer(_ key: RegistrationKey) {
     let removed = lock.withLock { machine.remove(key) }
@@ -188,11 +261,19 @@ public class _FutureCore: @unchecked Sendable {
   /// Completes this future with whatever `source` ends with; requests made meanwhile are
   /// forwarded to `source`.
   ///
+  /// A hand-over that would close a cycle (`source` is this future, or waits on it through other
+  /// futures, at most `cycleSearchLimit` of them) fails this future with ``CompletionCycleError``
+  /// instead, and with it every future of the would-be cycle that waits on this one: nothing else
+  /// could ever complete them. The check runs after the link is made, so of two hand-overs racing
+  /// to close a cycle, the later one to finish linking sees it.
+  ///
+  /// - Parameter replacing: remove this future's callback from the future it was handed over to
+  ///   before, and forward the requests it got to `source` (a request handler's answer, which
+  ///   replaces an earlier hand-over).
   /// - Returns: `false` if `claim` and the producer had already completed or handed the future
-  ///   over, or if `source` is this future.
+  ///   over.
   @usableFromInline
-  final func bind(to source: _FutureCore, claim: Bool) -> Bool {
-    guard source !== self else { return false }
+  final func bind(to source: _FutureCore, claim: Bool, replacing: Bool = false) -> Bool {
     if claim {
       let claimed = lock.withLock { () -> Bool in
         guard !machine.isSettled, !isClaimed else { return false }
@@ -201,21 +282,76 @@ public class _FutureCore: @unchecked Sendable {
       }
       guard claimed else { return false }
     }
+    if source === self {
+      settle(.fail(CompletionCycleError()), detachUpstream: true)
+      return true
+    }
     guard let key = source.observe(.forward(to: self)) else { return true }
     var replaced = Upstream.none
     let outcome = lock.withLock { () -> (settled: Bool, pending: CancellationOptions?) in
       if machine.isSettled { return (true, nil) }
       replaced = upstream
       upstream = .one(source, key)
-      return (false, extras?.unforwarded.take())
+      var pending = extras?.unforwarded.take()
+      if replacing, case .one = replaced, let requested = requestedOptions {
+        pending = requested.union(pending ?? []).subtracting(.forceThisFutureToBeCancelledImmediately)
+      }
+      return (false, pending)
     }
     if outcome.settled {
       source.removeConsumer(key)
+      return true
+    }
+    if replacing { replaced.removeConsumers() }
+    if source.waitsOn(self) {
+      settle(.fail(CompletionCycleError()), detachUpstream: true)
     } else if let options = outcome.pending {
-      driveRequest(RequestHop(from: self, to: source, key: key, options: options))
+      driveRequest(RequestHop(from: self, to: source, key: key, options: options), processed: self)
     }
     _ = replaced
     return true
+  }
+
+  /// Whether this future is `target` or waits on it, directly or through other futures (the
+  /// links requests travel along). Call it outside any lock.
+  ///
+  /// It looks at most `cycleSearchLimit` futures upstream, so that handing a future over
+  /// stays cheap however long the line of pending futures behind the other one (a line of
+  /// hand-overs built one by one would otherwise cost quadratic time); a cycle longer than that
+  /// is not refused, but a request still never goes round it (see `driveRequest`).
+  ///
+  /// A hand-over usually meets a short line of pending futures, walked without allocating; a
+  /// combinator's inputs take the general walk, which visits each future once.
+  final func waitsOn(_ target: _FutureCore) -> Bool {
+    var node = self
+    for _ in 0..<Self.cycleSearchLimit {
+      if node === target { return true }
+      switch node.lock.withLock({ node.upstream }) {
+      case .none: return false
+      case .one(let next, _): node = next
+      case .many: return node.waitsOnAnyPath(target)
+      }
+    }
+    return false
+  }
+
+  /// How many futures upstream a hand-over looks at for a cycle.
+  static var cycleSearchLimit: Int { 64 }
+
+  /// `waitsOn(_:)` over every path, each future visited once, up to `cycleSearchLimit` futures.
+  private func waitsOnAnyPath(_ target: _FutureCore) -> Bool {
+    var next: [_FutureCore] = [self]
+    var visited = Set<ObjectIdentifier>()
+    while let node = next.popLast(), visited.count < Self.cycleSearchLimit {
+      if node === target { return true }
+      guard visited.insert(ObjectIdentifier(node)).inserted else { continue }
+      switch node.lock.withLock({ node.upstream }) {
+      case .none: break
+      case .one(let parent, _): next.append(parent)
+      case .many(let links): for link in links { next.append(link.node) }
+      }
+    }
+    return false
   }
 
   /// Registers this derived stage on `parent` with `callback` (which runs the stage) and links
@@ -307,6 +443,20 @@ enum ErasedResult: Sendable {
   static func success<T: Sendable>(_ value: T) -> ErasedResult {
     if let bits = InlineScalar.bits(of: value) { return .word(bits) }
     return .boxed(ValueBox(value))
+  }
+
+  /// What `_FutureCore.abandon(_:)` hands a callback whose future will never complete: not a
+  /// result. A stage receiving it does not run its block and is not completed; it only hands
+  /// itself back (see `_FutureCore.settleLeavingDelivery(_:)`). A failure with one private error
+  /// object, so that no switch over the cases changes and the check is an identity comparison on
+  /// the failure path only.
+  static let abandoned = ErasedResult.fail(AbandonedFuture.error)
+
+  /// Whether this is ``abandoned``.
+  @inlinable
+  var isAbandoned: Bool {
+    guard case .fail(let error) = self else { return false }
+    return ErrorIdentity(error) == AbandonedFuture.identity
   }
 
   @inlinable
@@ -456,6 +606,8 @@ struct FutureCallback: Sendable {
   /// Input `index` of a combinator.
   static func join(_ join: FutureJoin, _ index: Int) -> FutureCallback {
     FutureCallback { result in
+      // An abandoned input never completes: the join waits for it as it would have.
+      if result.isAbandoned { return nil }
       join.operandCompleted(index, succeeded: result.isSuccess)
       return nil
     }
@@ -524,6 +676,9 @@ final class FutureExtras {
   @exclusivity(unchecked) var unforwarded: CancellationOptions?
   /// The requests that reached the future, when `PackedOptions` cannot hold them.
   @exclusivity(unchecked) var requested: CancellationOptions?
+  /// What runs once the future completes without being a consumer of it (see
+  /// `_FutureCore.whenCompleted(_:)`).
+  @exclusivity(unchecked) var endObservers: ContiguousArray<@Sendable () -> Void> = []
 
   init(executor: Executor) {
     self.executor = executor
@@ -534,4 +689,19 @@ final class FutureExtras {
 struct ReleasedRequestState {
   var upstream = Upstream.none
   var handlers: ContiguousArray<RequestHandler> = []
+  var endObservers: ContiguousArray<@Sendable () -> Void> = []
+
+  /// Runs the end observers taken from the future, after unlocking.
+  func runEndObservers() {
+    if !endObservers.isEmpty { for observer in endObservers { observer() } }
+  }
+}
+
+/// The marker error of ``ErasedResult/abandoned``; never seen by users.
+@usableFromInline
+enum AbandonedFuture {
+  struct Marker: Error {}
+  /// The one boxed error whose identity marks an abandoned result.
+  static let error: any Error = Marker()
+  @usableFromInline static let identity = ErrorIdentity(error)
 }

@@ -34,6 +34,13 @@ public final class Promise<T: Sendable>: Sendable {
     self.future = future
   }
 
+  /// A producer that goes away before completing its future leaves it pending. If nothing else
+  /// can complete it any more (see `_FutureCore.producerReleased()`), the stages waiting on it are
+  /// let go of, so that a dropped pending chain is freed.
+  deinit {
+    future.producerReleased()
+  }
+
   // Inlinable so that the box of `value` is made by code specialized for `T`: unspecialized code
   // looks up `ValueBox<T>`'s runtime metadata on every call (measured: ~550 instructions).
   /// Completes the future with `value`, unless it already completed.

@@ -142,6 +142,10 @@ final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
   /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
+    if !result.isSuccess && result.isAbandoned {
+      block = nil  // it will never run
+      return settleLeavingDelivery(result)
+    }
     if stageExecutor == .immediate { return run(result) }
     executor.execute { [self] in run(result)?.deliverNow() }
     return nil

@@ -52,6 +52,17 @@ public struct CancellationRegistration: Sendable {
   }
 }
 
+extension CancellationRegistration {
+  /// Has the work of `handle` remove this registration when it ends, and returns it: the
+  /// registration holds `handle` strongly, so it must not outlive the work. What the handle keeps
+  /// until then is only this registration, which refers to the token's state, not to the handle.
+  func removed(whenWorkOf handle: any CancellableHandle) -> CancellationRegistration {
+    // An inert registration (the token had ended) has nothing to remove.
+    if registration.isActive || foreign != nil { handle.whenWorkEnds { self.unregister() } }
+    return self
+  }
+}
+
 /// A foreign token's way to remove one of its handlers.
 @usableFromInline
 final class ForeignUnregistration: Sendable {

@@ -91,11 +91,17 @@ extension CancellationToken {
   /// with the token's reason instead (`cancel(dueTo:)`), so a chain registered on a timeout
   /// rejects with the `TimeoutError`.
   ///
-  /// **A class instance is held weakly**: registering does not keep it alive, and if it has been
-  /// deallocated by the time the token is cancelled, nothing happens. A value type (Swift's
-  /// `Task`, for instance) is held as a copy until the token completes. Either way the
-  /// registration is released when the token completes; on a long-lived token, unregister it when
-  /// the cancelable finishes so it does not wait there.
+  /// **A class instance of yours is held weakly**: registering does not keep it alive, and if it
+  /// has been deallocated by the time the token is cancelled, nothing happens. A value type
+  /// (Swift's `Task`, for instance) is held as a copy until the token completes; on a long-lived
+  /// token, unregister it when the cancelable finishes so it does not wait there.
+  ///
+  /// **The package's handles are held strongly** (a `CancellableHandle`: a future's
+  /// `CancelToken`, a `CancellablePromise`, the `CancellableFinalizer` a cancellable chain's
+  /// `catch` returns), so that a handle made just to be registered
+  /// (`register(cancelable: future.getCancelToken())`) still works. The registration is removed,
+  /// and the handle released, as soon as the handle's work ends (its future completed, its promise
+  /// settled, its chain ended) or the token completes, whichever comes first.
   ///
   /// Threading follows ``onCancel(on:_:)-(_,()->Void)``: synchronously on the cancelling thread
   /// by default, or submitted to `queue`. On a token that is already cancelled, `cancel()` is
@@ -108,14 +114,21 @@ extension CancellationToken {
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes the registration.
   @discardableResult
   public func register(cancelable: some Cancelable, on queue: DispatchQueue? = nil) -> CancellationRegistration {
-    onCancel(on: queue, Self.cancelAction(for: cancelable))
+    if let handle = cancelable as? any CancellableHandle { return register(handle: handle, on: queue) }
+    return onCancel(on: queue, Self.cancelAction(for: cancelable))
+  }
+
+  /// Registers a handle strongly, until this token or the handle's work ends.
+  private func register(handle: any CancellableHandle, on queue: DispatchQueue?) -> CancellationRegistration {
+    onCancel(on: queue) { (reason: any Error) in Self.cancel(handle, reason: reason) }.removed(whenWorkOf: handle)
   }
 
   /// couchdeveloper/Cancellation's spelling of ``register(cancelable:on:)``; here the queue is
   /// honoured.
   ///
   /// - Parameters:
-  ///   - cancelable: the work to cancel; a class instance is held weakly.
+  ///   - cancelable: the work to cancel; a class instance of yours is held weakly, a handle of
+  ///     this package strongly (see ``register(cancelable:on:)``).
   ///   - queue: where to call `cancel()`.
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes the registration.
   @discardableResult

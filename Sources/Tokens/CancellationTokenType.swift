@@ -94,7 +94,8 @@ extension CancellationTokenType {
     onComplete(on: queue) { cancelled in if cancelled { handler() } }
   }
 
-  /// Calls `cancelable.cancel()` if the token is cancelled; a class instance is held weakly.
+  /// Calls `cancelable.cancel()` if the token is cancelled; a class instance of yours is held
+  /// weakly, a handle of this package strongly until the token or the handle's work ends.
   ///
   /// See ``CancellationToken/register(cancelable:on:)``.
   ///
@@ -104,6 +105,11 @@ extension CancellationTokenType {
   /// - Returns: a handle that removes the registration.
   @discardableResult
   public func register(cancelable: some Cancelable, on queue: DispatchQueue? = nil) -> CancellationRegistration {
+    if let handle = cancelable as? any CancellableHandle {
+      return onComplete(on: queue) { [self] cancelled in
+        if cancelled { CancellationToken.cancel(handle, reason: reason ?? CancellationError()) }
+      }.removed(whenWorkOf: handle)
+    }
     let cancel = CancellationToken.cancelAction(for: cancelable)
     return onComplete(on: queue) { [self] cancelled in
       if cancelled { cancel(reason ?? CancellationError()) }

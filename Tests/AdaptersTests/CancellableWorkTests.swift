@@ -13,7 +13,7 @@ struct CancellableWorkTests {
   static func racingWork(value: Int, started: Counter = Counter()) -> CancellableWork<Int> {
     CancellableWork { signal, completion in
       started.increment()
-      let outcome = SettleCell<Result<Int, any Error>>()
+      let outcome = SettleCell<Swift.Result<Int, any Error>>()
       outcome.observe(completion)
       let registration = signal.onCancel { (reason: any Error) in outcome.settle(.failure(reason)) }
       outcome.observe { _ in registration.unregister() }

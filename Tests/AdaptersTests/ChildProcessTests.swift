@@ -18,7 +18,7 @@ struct ChildProcessTests {
   static func run(
     _ url: URL, _ arguments: [String], signal: CancelSignal = .never, gracePeriod: Duration = .seconds(2),
     scheduler: some DeadlineScheduler = .dispatch, launched: @escaping @Sendable (Int32) -> Void = { _ in }
-  ) async -> Result<ProcessOutput, any Error> {
+  ) async -> Swift.Result<ProcessOutput, any Error> {
     await withCheckedContinuation { continuation in
       ChildProcess.run(
         url, arguments: arguments, signal: signal, gracePeriod: gracePeriod, scheduler: scheduler, launched: launched

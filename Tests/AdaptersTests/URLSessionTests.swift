@@ -12,7 +12,7 @@ import Testing
 struct URLSessionTests {
   static func data(
     _ session: URLSession, _ url: URL, signal: CancelSignal = .never, started: @Sendable () -> Void = {}
-  ) async -> Result<DataResponse, any Error> {
+  ) async -> Swift.Result<DataResponse, any Error> {
     await withCheckedContinuation { continuation in
       session.dataTask(with: URLRequest(url: url), signal: signal) { continuation.resume(returning: $0) }
       started()
@@ -70,7 +70,7 @@ struct URLSessionTests {
   @Test func cancellingADownloadEndsCancelledAndClosesTheConnection() async throws {
     let server = try LocalHTTPServer()
     let source = CancelSource()
-    async let outcome: Result<DownloadResponse, any Error> = withCheckedContinuation { continuation in
+    async let outcome: Swift.Result<DownloadResponse, any Error> = withCheckedContinuation { continuation in
       URLSession.shared.downloadTask(
         with: URLRequest(url: server.baseURL.appendingPathComponent("slow")), signal: source.signal
       ) { continuation.resume(returning: $0) }
@@ -85,7 +85,7 @@ struct URLSessionTests {
 
   @Test func aCompletedDownloadLeavesAFileTheCallerOwns() async throws {
     let server = try LocalHTTPServer(chunkSize: 64, chunkCount: 4, chunkInterval: .milliseconds(1))
-    let outcome: Result<DownloadResponse, any Error> = await withCheckedContinuation { continuation in
+    let outcome: Swift.Result<DownloadResponse, any Error> = await withCheckedContinuation { continuation in
       URLSession.shared.downloadTask(
         with: URLRequest(url: server.baseURL.appendingPathComponent("slow")), signal: .never
       ) { continuation.resume(returning: $0) }
@@ -104,7 +104,7 @@ struct URLSessionTests {
     // not end it first when a loaded run (the sanitizer's) delays this test's cancel.
     request.timeoutInterval = 3_600
     let body = Data(repeating: 7, count: 10_000)
-    async let outcome: Result<DataResponse, any Error> = withCheckedContinuation { continuation in
+    async let outcome: Swift.Result<DataResponse, any Error> = withCheckedContinuation { continuation in
       URLSession.shared.uploadTask(with: request, from: body, signal: source.signal) {
         continuation.resume(returning: $0)
       }

@@ -112,7 +112,12 @@ struct CancellationTests {
 
   @Test func initWhoseBodyReturnsTheCancelHandler() {
     let handlerRuns = Counter()
-    let promise = CancellablePromise<Int> { _ in { handlerRuns.increment() } }
+    // A body of more than one statement, as CancellablePromiseKit code writes it: a single
+    // expression `{ _ in { … } }` would be PromiseKit 7's form, which returns nothing.
+    let promise = CancellablePromise<Int> { _ in
+      let handler: @Sendable () -> Void = { handlerRuns.increment() }
+      return handler
+    }
     promise.cancel()
     promise.cancel()
     #expect(handlerRuns.value == 1)

@@ -67,7 +67,7 @@ struct CombinatorTests {
     #expect((try? results[2].get()) == 3)
     #expect(when(resolved: Promise.value(1)).value?.count == 1)
     #expect(when(resolved: [Promise<Int>]()).value?.isEmpty == true)
-    #expect(when(guarantees: Guarantee.value(1), Guarantee.value(2)).value == [1, 2])
+    #expect(when(Guarantee.value(1), Guarantee.value(2)).value == [1, 2])
   }
 
   @Test func raceResolvesLikeTheFirstAndRejectsEmptyInput() {

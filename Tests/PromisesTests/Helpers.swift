@@ -10,15 +10,21 @@ struct TestError: Error, Equatable {
 }
 
 /// Waits (without blocking a thread) for the thenable's result.
-func outcome<P: Thenable>(of thenable: P) async -> Result<P.T, Error> {
+func outcome<P: Thenable>(of thenable: P) async -> Swift.Result<P.T, Error> {
   await withCheckedContinuation { continuation in
     thenable.pipe { continuation.resume(returning: $0) }
   }
 }
 
 /// The error of a rejected result, or `nil`.
-func failure<T>(_ result: Result<T, Error>?) -> Error? {
+func failure<T>(_ result: Swift.Result<T, Error>?) -> Error? {
   if case .failure(let error)? = result { return error }
+  return nil
+}
+
+/// The error of a rejected PromiseKit-style result, or `nil`.
+func failure<T>(_ result: Promises.Result<T>?) -> Error? {
+  if case .rejected(let error)? = result { return error }
   return nil
 }
 

@@ -51,7 +51,7 @@ struct PromiseTests {
     rb.resolve(5, TestError(id: 2))
     #expect(b.error as? TestError == TestError(id: 2))
     let (c, rc) = Promise<Int>.pending()
-    rc.resolve(nil, nil)
+    rc.resolve(nil as Int?, nil)
     guard case PMKError.invalidCallingConvention? = c.error else {
       Issue.record("expected invalidCallingConvention")
       return
@@ -162,9 +162,50 @@ struct PromiseTests {
     #expect(!after(seconds: 100).warnsIfPending)
   }
 
-  @Test func descriptions() {
+  @Test func descriptionsUsePromiseKitsFormat() {
     #expect(Promise.value(1).description == "Promise(1)")
-    #expect(Promise<Int>.pending().promise.description == "Promise(pending)")
+    #expect(Promise<Int>.pending().promise.description == "Promise(…Int)")
+    #expect(Promise<Int>(error: TestError(id: 2)).description == "Promise(TestError(id: 2))")
     #expect(Guarantee.value(1).description == "Guarantee(1)")
+    #expect(Guarantee<Int>.pending().guarantee.description == "Guarantee(…Int)")
+  }
+
+  @Test func debugDescriptionsNameTheStateAndTheWaitingHandlers() {
+    let (pending, resolver) = Promise<Int>.pending()
+    #expect(pending.debugDescription == "Promise<Int>.pending(handlers: 0)")
+    pending.done(on: nil) { _ in }.cauterize()
+    #expect(pending.debugDescription == "Promise<Int>.pending(handlers: 1)")
+    resolver.fulfill(3)
+    #expect(pending.debugDescription == "Promise<Int>.fulfilled(3)")
+    #expect(
+      Promise<Int>(error: TestError(id: 1)).debugDescription == "Promise<Int>.rejected(TestError.TestError(id: 1))")
+    #expect(Guarantee.value(1).debugDescription == "Guarantee<Int>.fulfilled(1)")
+    #expect(Guarantee<Int>.pending().guarantee.debugDescription == "Guarantee<Int>.pending(handlers: 0)")
+  }
+
+  @Test func resultsArePromiseKitsFulfilledOrRejected() {
+    if case .fulfilled(1)? = Promise.value(1).result {} else { Issue.record("not fulfilled") }
+    if case .rejected(let error)? = Promise<Int>(error: TestError(id: 4)).result {
+      #expect(error as? TestError == TestError(id: 4))
+    } else {
+      Issue.record("not rejected")
+    }
+    #expect(Promise<Int>.pending().promise.result == nil)
+    #expect(Promises.Result<Int>.fulfilled(1).isFulfilled)
+    #expect(throws: TestError(id: 5)) { try Promises.Result<Int>.rejected(TestError(id: 5)).get() }
+    if case .success(7) = Promises.Result<Int>.fulfilled(7).swiftResult {} else { Issue.record("not success") }
+    if case .rejected? = Promises.Result(Swift.Result<Int, Error>.failure(TestError())) as Promises.Result? {
+    } else {
+      Issue.record("not rejected")
+    }
+  }
+
+  @Test func resolverTakesEitherKindOfResult() {
+    let (first, firstResolver) = Promise<Int>.pending()
+    firstResolver.resolve(Promises.Result.fulfilled(1))
+    #expect(first.value == 1)
+    let (second, secondResolver) = Promise<Int>.pending()
+    secondResolver.resolve(Swift.Result.failure(TestError(id: 3)))
+    #expect(failure(second.result) as? TestError == TestError(id: 3))
   }
 }

@@ -73,7 +73,7 @@
       gracePeriod: Duration = defaultGracePeriod,
       scheduler: some DeadlineScheduler = .dispatch,
       launched: @escaping @Sendable (_ processIdentifier: Int32) -> Void = { _ in },
-      completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+      completion: @escaping @Sendable (Swift.Result<ProcessOutput, any Error>) -> Void
     ) {
       if signal.isCancelled, let reason = signal.reason {
         completion(.failure(reason))
@@ -174,7 +174,7 @@
       token: CancellationToken,
       gracePeriod: Duration = defaultGracePeriod,
       launched: @escaping @Sendable (_ processIdentifier: Int32) -> Void = { _ in },
-      completion: @escaping @Sendable (Result<ProcessOutput, any Error>) -> Void
+      completion: @escaping @Sendable (Swift.Result<ProcessOutput, any Error>) -> Void
     ) {
       run(
         executableURL, arguments: arguments, environment: environment, currentDirectoryURL: currentDirectoryURL,
@@ -214,7 +214,7 @@
     private let reaped = SettleCell<Void>()
 
     /// Launches the command, waits for it to end and be reaped, and returns its outcome.
-    func run(_ command: Command, launched: @Sendable (Int32) -> Void) async -> Result<ProcessOutput, any Error> {
+    func run(_ command: Command, launched: @Sendable (Int32) -> Void) async -> Swift.Result<ProcessOutput, any Error> {
       if let reason = stoppedBecause.value { return .failure(reason) }  // stopped before it started
       var options = PlatformOptions()
       options.processGroupID = 0  // a group of its own, numbered by the child's pid

@@ -18,9 +18,9 @@ extension DispatchQueue {
   ///   - completion: called once: after the work on this queue, or on the cancelling thread.
   public func schedule<T: Sendable>(
     after delay: Duration = .zero, signal: CancelSignal, execute work: @escaping @Sendable () throws -> T,
-    completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<T, any Error>) -> Void
   ) {
-    let outcome = SettleCell<Result<T, any Error>>()
+    let outcome = SettleCell<Swift.Result<T, any Error>>()
     outcome.observe(completion)
     if let reason = signal.reason {
       outcome.settle(.failure(reason))
@@ -31,7 +31,7 @@ extension DispatchQueue {
     // work either runs and reports its own result, or never starts and the cancel reports.
     let pending = CancelSource()
     pending.signal.onComplete { cancelled in
-      if !cancelled { outcome.settle(Result(catching: work)) }
+      if !cancelled { outcome.settle(Swift.Result(catching: work)) }
     }
     let timer = TimerBox(timer: DispatchSource.makeTimerSource(queue: self))
     timer.timer.schedule(deadline: .now() + max(delay, .zero).dispatchInterval, leeway: .nanoseconds(0))
@@ -59,9 +59,9 @@ extension DispatchQueue {
   /// ``schedule(after:signal:execute:completion:)`` for long delays.)
   public func async(
     _ item: DispatchWorkItem, after delay: Duration = .zero, signal: CancelSignal,
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
-    let outcome = SettleCell<Result<Void, any Error>>()
+    let outcome = SettleCell<Swift.Result<Void, any Error>>()
     outcome.observe(completion)
     let box = WorkItemBox(item: item)
     if let reason = signal.reason {
@@ -120,7 +120,7 @@ extension DispatchQueue {
   /// ``schedule(after:signal:execute:completion:)``; same rules.
   public func schedule<T: Sendable>(
     after delay: Duration = .zero, token: CancellationToken, execute work: @escaping @Sendable () throws -> T,
-    completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<T, any Error>) -> Void
   ) {
     schedule(after: delay, signal: token.signal, execute: work, completion: completion)
   }
@@ -129,7 +129,7 @@ extension DispatchQueue {
   /// ``async(_:after:signal:completion:)``; same rules.
   public func async(
     _ item: DispatchWorkItem, after delay: Duration = .zero, token: CancellationToken,
-    completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
     async(item, after: delay, signal: token.signal, completion: completion)
   }

@@ -12,9 +12,9 @@ extension NotificationCenter {
   /// `completion` runs, so no later post reaches it.
   public func observeOnce(
     _ name: Notification.Name, object: AnyObject? = nil, signal: CancelSignal,
-    completion: @escaping @Sendable (Result<Notification, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<Notification, any Error>) -> Void
   ) {
-    let outcome = SettleCell<Result<NotificationBox, any Error>>()
+    let outcome = SettleCell<Swift.Result<NotificationBox, any Error>>()
     if let reason = signal.reason {
       completion(.failure(reason))
       return
@@ -53,7 +53,7 @@ extension NotificationCenter {
     let center = CenterBox(center: self, object: object)
     return CancellableWork { signal, completion in
       center.center.observeOnce(name, object: center.object, signal: signal) { result in
-        completion(result.flatMap { notification in Result { try extract(notification) } })
+        completion(result.flatMap { notification in Swift.Result { try extract(notification) } })
       }
     }
   }
@@ -69,7 +69,7 @@ extension NotificationCenter {
   /// The token form of ``observeOnce(_:object:signal:completion:)``; same rules.
   public func observeOnce(
     _ name: Notification.Name, object: AnyObject? = nil, token: CancellationToken,
-    completion: @escaping @Sendable (Result<Notification, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<Notification, any Error>) -> Void
   ) {
     observeOnce(name, object: object, signal: token.signal, completion: completion)
   }

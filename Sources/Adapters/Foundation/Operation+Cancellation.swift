@@ -36,20 +36,26 @@ extension OperationQueue {
   ///
   /// The operation's `completionBlock` is used for this; an existing one still runs, first.
   public func addOperation(
-    _ operation: Operation, signal: CancelSignal, completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    _ operation: Operation, signal: CancelSignal,
+    completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
-    let outcome = SettleCell<Result<Void, any Error>>()
+    let outcome = SettleCell<Swift.Result<Void, any Error>>()
     outcome.observe(completion)
     let box = OperationBox(operation: operation)
     let previous = operation.completionBlock.map(CompletionBox.init)
+    // The operation is held weakly here: Linux Foundation never clears a finished operation's
+    // completion block, so a block capturing its own operation would keep it (and everything the
+    // block holds) forever. Foundation holds the operation while it calls the block.
+    let weakOperation = WeakOperationBox(operation)
     operation.completionBlock = {
       previous?.block()
-      if box.operation.isCancelled {
-        outcome.settle(.failure(signal.reason ?? OperationCancelledError(operationName: box.operation.name)))
-      } else {
+      guard let operation = weakOperation.operation, operation.isCancelled else {
         outcome.settle(.success(()))
+        return
       }
+      outcome.settle(.failure(signal.reason ?? OperationCancelledError(operationName: operation.name)))
     }
+    // Strong until the outcome settles: cancelling must reach an operation nobody else holds.
     let registration = signal.onCancel { box.operation.cancel() }
     outcome.observe { _ in registration.unregister() }
     addOperation(operation)
@@ -77,7 +83,8 @@ extension OperationQueue {
   /// (cancelling the operation ends the outcome cancelled; it cannot cancel the token, which
   /// belongs to its request).
   public func addOperation(
-    _ operation: Operation, token: CancellationToken, completion: @escaping @Sendable (Result<Void, any Error>) -> Void
+    _ operation: Operation, token: CancellationToken,
+    completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
     addOperation(operation, signal: token.signal, completion: completion)
   }
@@ -95,6 +102,18 @@ private struct OperationBox: @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `Operation` is documented thread-safe for `cancel()`,
   // `isCancelled` and `name`, the only members used from the handlers.
   let operation: Operation
+}
+
+/// Carries a weak reference to an operation into its own `@Sendable` completion block.
+private final class WeakOperationBox: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `operation` is written once by the initializer; Swift's weak
+  // references are safe to load from any thread, and only `isCancelled` and `name` are read,
+  // which `Operation` documents thread-safe.
+  weak var operation: Operation?
+
+  init(_ operation: Operation) {
+    self.operation = operation
+  }
 }
 
 /// Carries an operation's previous completion block.

@@ -45,7 +45,7 @@ extension URLSession {
   @discardableResult
   public func dataTask(
     with request: URLRequest, signal: CancelSignal,
-    completion: @escaping @Sendable (Result<DataResponse, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<DataResponse, any Error>) -> Void
   ) -> URLSessionDataTask? {
     let outcome = TransferOutcome<DataResponse>(signal: signal, completion: completion)
     guard !outcome.finishedBecauseAlreadyCancelled() else { return nil }
@@ -66,7 +66,7 @@ extension URLSession {
   @discardableResult
   public func downloadTask(
     with request: URLRequest, signal: CancelSignal,
-    completion: @escaping @Sendable (Result<DownloadResponse, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<DownloadResponse, any Error>) -> Void
   ) -> URLSessionDownloadTask? {
     let outcome = TransferOutcome<DownloadResponse>(signal: signal, completion: completion)
     guard !outcome.finishedBecauseAlreadyCancelled() else { return nil }
@@ -87,7 +87,7 @@ extension URLSession {
   @discardableResult
   public func uploadTask(
     with request: URLRequest, from body: Data, signal: CancelSignal,
-    completion: @escaping @Sendable (Result<DataResponse, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<DataResponse, any Error>) -> Void
   ) -> URLSessionUploadTask? {
     let outcome = TransferOutcome<DataResponse>(signal: signal, completion: completion)
     guard !outcome.finishedBecauseAlreadyCancelled() else { return nil }
@@ -162,7 +162,7 @@ extension URLSession {
   @discardableResult
   public func dataTask(
     with request: URLRequest, token: CancellationToken,
-    completion: @escaping @Sendable (Result<DataResponse, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<DataResponse, any Error>) -> Void
   ) -> URLSessionDataTask? {
     dataTask(with: request, signal: token.signal, completion: completion)
   }
@@ -172,7 +172,7 @@ extension URLSession {
   @discardableResult
   public func downloadTask(
     with request: URLRequest, token: CancellationToken,
-    completion: @escaping @Sendable (Result<DownloadResponse, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<DownloadResponse, any Error>) -> Void
   ) -> URLSessionDownloadTask? {
     downloadTask(with: request, signal: token.signal, completion: completion)
   }
@@ -182,7 +182,7 @@ extension URLSession {
   @discardableResult
   public func uploadTask(
     with request: URLRequest, from body: Data, token: CancellationToken,
-    completion: @escaping @Sendable (Result<DataResponse, any Error>) -> Void
+    completion: @escaping @Sendable (Swift.Result<DataResponse, any Error>) -> Void
   ) -> URLSessionUploadTask? {
     uploadTask(with: request, from: body, signal: token.signal, completion: completion)
   }
@@ -198,9 +198,9 @@ private struct SessionBox: @unchecked Sendable {
 /// Ties one URLSession task to a signal and reports its end exactly once.
 private final class TransferOutcome<Value: Sendable>: Sendable {
   let signal: CancelSignal
-  let result = SettleCell<Result<Value, any Error>>()
+  let result = SettleCell<Swift.Result<Value, any Error>>()
 
-  init(signal: CancelSignal, completion: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+  init(signal: CancelSignal, completion: @escaping @Sendable (Swift.Result<Value, any Error>) -> Void) {
     self.signal = signal
     result.observe(completion)
   }
@@ -225,7 +225,7 @@ private final class TransferOutcome<Value: Sendable>: Sendable {
     if let error {
       result.settle(.failure(signal.reason ?? error))
     } else {
-      result.settle(Result(catching: success))
+      result.settle(Swift.Result(catching: success))
     }
   }
 }

@@ -33,7 +33,7 @@ extension Future {
 
 extension FutureResult {
   /// The result as Swift's `Result`, with `.cancelled` as `CancellationError()`.
-  public var swiftResult: Result<T, any Error> {
+  public var swiftResult: Swift.Result<T, any Error> {
     switch self {
     case .success(let value): .success(value)
     case .fail(let error): .failure(error)

@@ -63,16 +63,21 @@ extension CancellationToken {
   /// The rejection error is the token's reason (`CancellationError()` by default), which
   /// `isCancelled` recognises.
   ///
+  /// The promise leaves the token once nobody holds it any more (for example when the
+  /// `when(_:while:)` calls it was given to finished): a long-lived token keeps nothing of the
+  /// cancel promises made from it that are gone. A promise freed while still pending reports
+  /// nothing to `conf.logHandler`.
+  ///
   /// - Returns: the promise.
   public func asCancelPromise() -> Promises.Promise<Void> {
-    let (promise, resolver) = Promises.Promise<Void>.pending()
-    onComplete { [self] cancelled in
-      if cancelled {
-        resolver.reject(reason ?? PMKError.cancelled)
-      } else {
-        resolver.fulfill(())
-      }
+    let promise = Promises.Promise<Void>.pendingQuietly()
+    // The token holds the promise weakly; the promise holds the registration, which leaves the
+    // token when the promise settles or is freed.
+    let registration = onComplete { [self, weak promise] cancelled in
+      promise?.settleFromPackage(cancelled ? .failure(reason ?? PMKError.cancelled) : .success(()))
     }
+    let leave = LeaveTokenOnRelease(registration)
+    promise.pipe { _ in withExtendedLifetime(leave) {} }
     return promise
   }
 
@@ -104,5 +109,20 @@ extension CancellationToken {
   @discardableResult
   public func register<T>(future: Future<T>, options: CancellationOptions = []) -> CancellationRegistration {
     onCancel { [weak future] in future?.getCancelToken().cancel(options) }
+  }
+}
+
+/// Unregisters a token registration when released: kept by a promise's callback, it leaves the
+/// token when the promise settles (the callback runs and is released) or is freed (its callbacks
+/// are released with it).
+private final class LeaveTokenOnRelease: Sendable {
+  let registration: CancellationRegistration
+
+  init(_ registration: CancellationRegistration) {
+    self.registration = registration
+  }
+
+  deinit {
+    registration.unregister()
   }
 }

@@ -25,7 +25,7 @@ import Tokens
 /// work anew.
 public struct CancellableWork<Value: Sendable>: Sendable {
   /// What an engine calls, once, when the work has ended.
-  public typealias Completion = @Sendable (Result<Value, any Error>) -> Void
+  public typealias Completion = @Sendable (Swift.Result<Value, any Error>) -> Void
 
   /// The engine: starts the work, stops it when the signal is cancelled, reports once.
   @usableFromInline let engine: @Sendable (CancelSignal, @escaping Completion) -> Void

@@ -47,8 +47,10 @@ private struct DispatchTimerHandle: Cancellable, @unchecked Sendable {
 extension Duration {
   /// This duration in nanoseconds for Dispatch, clamped to what Dispatch can represent.
   package var dispatchInterval: DispatchTimeInterval {
+    if self <= .zero { return .nanoseconds(0) }
+    // `components` traps beyond `Int64.max` seconds, which a `Duration` can exceed.
+    if self >= .seconds(Int64.max) { return .never }
     let (seconds, attoseconds) = components
-    if seconds <= 0 && attoseconds <= 0 { return .nanoseconds(0) }
     let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
     if overflow { return .never }
     let (total, overflow2) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)

@@ -12,15 +12,21 @@
 public final class ManualDeadlineScheduler: DeadlineScheduler, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`.
 
-  private struct Timer {
-    let deadline: Duration
-    let action: @Sendable () -> Void
-  }
-
   private struct State {
     var now: Duration = .zero
     var nextID: UInt64 = 0
-    var timers: [UInt64: Timer] = [:]
+    /// The actions of the timers neither fired nor cancelled, by id.
+    var actions: [UInt64: @Sendable () -> Void] = [:]
+    /// Every scheduled timer's deadline, earliest first; a cancelled timer's entry stays until it
+    /// comes first or the queue is compacted.
+    var queue = DeadlineQueue()
+
+    /// Drops cancelled timers' entries once they outnumber the live ones, so that scheduling and
+    /// cancelling without ever advancing keeps the scheduler small.
+    mutating func compactIfMostlyCancelled() {
+      guard queue.count > 64, queue.count > 2 * actions.count else { return }
+      queue.removeAll { actions[$0.id] == nil }
+    }
   }
 
   private let lock = CoreLock()
@@ -34,13 +40,17 @@ public final class ManualDeadlineScheduler: DeadlineScheduler, @unchecked Sendab
 
   /// The number of timers scheduled and neither fired nor cancelled. A cancelled timer is
   /// removed (and its action released) at once.
-  public var pendingCount: Int { lock.withLock { state.timers.count } }
+  public var pendingCount: Int { lock.withLock { state.actions.count } }
+
+  /// The number of deadlines the scheduler stores, cancelled ones not yet dropped included.
+  package var storedTimerCount: Int { lock.withLock { state.queue.count } }
 
   /// Schedules `action` at `now + delay`.
   public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
     let id = lock.withLock {
       state.nextID += 1
-      state.timers[state.nextID] = Timer(deadline: state.now + delay, action: action)
+      state.actions[state.nextID] = action
+      state.queue.insert(DeadlineQueue.Entry(deadline: state.now + delay, id: state.nextID))
       return state.nextID
     }
     return ManualTimerHandle(scheduler: self, id: id)
@@ -53,6 +63,9 @@ public final class ManualDeadlineScheduler: DeadlineScheduler, @unchecked Sendab
   }
 
   /// Moves time forward to `time` (never backwards) and runs every action that falls due.
+  ///
+  /// Each due timer is taken in O(log n) of the timers scheduled, so advancing past n timers is
+  /// O(n log n).
   public func advance(to time: Duration) {
     while let due = takeNextDue(notAfter: time) {
       due()
@@ -63,17 +76,86 @@ public final class ManualDeadlineScheduler: DeadlineScheduler, @unchecked Sendab
   /// Removes and returns the earliest action due by `time`, advancing `now` to its deadline.
   private func takeNextDue(notAfter time: Duration) -> (@Sendable () -> Void)? {
     lock.withLock {
-      let due = state.timers.filter { $0.value.deadline <= time }
-      guard let next = due.min(by: { ($0.value.deadline, $0.key) < ($1.value.deadline, $1.key) }) else { return nil }
-      state.timers[next.key] = nil
-      state.now = max(state.now, next.value.deadline)
-      return next.value.action
+      while let next = state.queue.first, next.deadline <= time {
+        state.queue.removeFirst()
+        // A cancelled timer's entry has no action any more: skip it.
+        guard let action = state.actions.removeValue(forKey: next.id) else { continue }
+        state.now = max(state.now, next.deadline)
+        return action
+      }
+      return nil
     }
   }
 
   fileprivate func cancelTimer(_ id: UInt64) {
-    let removed = lock.withLock { state.timers.removeValue(forKey: id) }
+    let removed = lock.withLock { () -> (@Sendable () -> Void)? in
+      defer { state.compactIfMostlyCancelled() }
+      return state.actions.removeValue(forKey: id)
+    }
     _ = removed  // released here, outside the lock
+  }
+}
+
+/// The deadlines of a `ManualDeadlineScheduler`, as a binary min-heap ordered by deadline, ties
+/// by scheduling order (the id): insert and remove-first are O(log n).
+private struct DeadlineQueue {
+  struct Entry {
+    let deadline: Duration
+    let id: UInt64
+
+    func isBefore(_ other: Entry) -> Bool {
+      (deadline, id) < (other.deadline, other.id)
+    }
+  }
+
+  private var heap: [Entry] = []
+
+  var count: Int { heap.count }
+
+  /// The earliest entry.
+  var first: Entry? { heap.first }
+
+  mutating func insert(_ entry: Entry) {
+    heap.append(entry)
+    siftUp(heap.count - 1)
+  }
+
+  /// Removes the earliest entry (there must be one).
+  mutating func removeFirst() {
+    let last = heap.removeLast()
+    guard !heap.isEmpty else { return }
+    heap[0] = last
+    siftDown(0)
+  }
+
+  /// Removes every entry `shouldRemove` picks and restores the order, in O(n).
+  mutating func removeAll(where shouldRemove: (Entry) -> Bool) {
+    heap.removeAll(where: shouldRemove)
+    for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+  }
+
+  private mutating func siftUp(_ start: Int) {
+    var child = start
+    while child > 0 {
+      let parent = (child - 1) / 2
+      guard heap[child].isBefore(heap[parent]) else { return }
+      heap.swapAt(child, parent)
+      child = parent
+    }
+  }
+
+  private mutating func siftDown(_ start: Int) {
+    var parent = start
+    while true {
+      let left = 2 * parent + 1
+      guard left < heap.count else { return }
+      let right = left + 1
+      var earliest = left
+      if right < heap.count && heap[right].isBefore(heap[left]) { earliest = right }
+      guard heap[earliest].isBefore(heap[parent]) else { return }
+      heap.swapAt(parent, earliest)
+      parent = earliest
+    }
   }
 }
 

@@ -79,6 +79,32 @@ package struct SettlePhaseStateMachine<Callback> {
     }
   }
 
+  /// Offers a callback that may leave before the value is settled: it waits under the returned
+  /// key (see ``remove(_:)``), or (once the value was delivered) is handed back to run now.
+  @inlinable
+  package mutating func observeRemovably(_ callback: consuming Callback) -> RemovableObserveAction {
+    switch phase {
+    case .pending, .delivering: return .queued(callbacks.insertRemovable(callback))
+    case .settled: return .runNow(callback)
+    }
+  }
+
+  /// What to do with a removable callback just offered.
+  @usableFromInline
+  package enum RemovableObserveAction {
+    /// It waits under this key.
+    case queued(RegistrationKey)
+    /// The value is already delivered: run the callback now, on this thread, with the host's value.
+    case runNow(Callback)
+  }
+
+  /// Removes a callback offered with ``observeRemovably(_:)`` while it waits and returns it
+  /// (release it outside the lock); `nil` if it was already handed out or removed.
+  @inlinable
+  package mutating func remove(_ key: RegistrationKey) -> Callback? {
+    callbacks.remove(key)
+  }
+
   /// Settles if still pending. On anything but `.alreadySettled`, the host stores the value.
   @inlinable
   package mutating func settle() -> SettleAction {
@@ -89,6 +115,18 @@ package struct SettlePhaseStateMachine<Callback> {
     }
     phase = .delivering
     return .deliver
+  }
+
+  /// Whether callbacks wait (not yet handed out).
+  @inlinable package var hasWaiting: Bool { callbacks.first != nil }
+
+  /// Hands over the waiting callbacks without delivering them, for a host being freed (see
+  /// `IterativeRelease`).
+  @inlinable
+  package mutating func takeWaiting() -> CallbackList<Callback> {
+    var taken = CallbackList<Callback>()
+    swap(&taken, &callbacks)
+    return taken
   }
 
   /// The callbacks `nextDelivery()` hands out.
@@ -105,14 +143,11 @@ package struct SettlePhaseStateMachine<Callback> {
   @inlinable
   package mutating func nextDelivery() -> Delivery? {
     guard phase == .delivering else { return nil }
-    guard let first = callbacks.first else {
+    if callbacks.count == 0 {
       phase = .settled
       return nil
     }
-    if callbacks.rest.isEmpty {
-      callbacks.first = nil
-      return .one(first)
-    }
+    if let only = callbacks.takeOnlyInline() { return .one(only) }
     return .batch(callbacks.drain())
   }
 }

@@ -116,6 +116,17 @@ package struct SettleStateMachine<Value, Callback> {
     (first == nil ? 0 : 1) + (more?.table.count ?? 0)
   }
 
+  /// Whether callbacks wait (not yet handed out).
+  @inlinable package var hasWaiting: Bool { first != nil || more != nil }
+
+  /// Hands over the waiting callbacks without delivering them, for a host being freed (see
+  /// `IterativeRelease`).
+  @inlinable
+  package mutating func takeWaiting() -> SettleCallbackBatch<Callback> {
+    var table = more.take()?.table ?? RegistrationTable<Callback>()
+    return SettleCallbackBatch(first: first.take(), rest: table.drain())
+  }
+
   /// Offers a callback: it waits (under the returned key), or, once the value was delivered, it
   /// is handed back to run now with the value.
   @inlinable

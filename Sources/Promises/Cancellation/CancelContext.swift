@@ -26,8 +26,13 @@ import CancelCore
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
 ///
-/// A chain that neither settles nor is cancelled keeps its members alive (each pending member waits
-/// in its context until it settles).
+/// While the context lives, every pending member of its chain waits in it (so a cancel reaches
+/// it). The context lives as long as something that can cancel it does: a member, a finalizer or
+/// the context itself held by your code, or a chain it is linked into (the context of the stages
+/// after an `ensure` keeps the one before it). Once none is left, nobody can cancel the chain any
+/// more: the context goes away and lets go of its pending members, and a pending chain nobody can
+/// reach is freed (one still reachable, through a resolver for example, runs on as a chain that
+/// can no longer be cancelled).
 public final class CancelContext: CancellableWithReason, Sendable {
   /// The core source whose cancellation is the chain's cancellation: cancelling it rejects the
   /// pending members.
@@ -41,7 +46,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// core propagates through them without recursion, and no context keeps the one before alive.
   let entry: CancelStorage?
 
-  @usableFromInline init() {
+  /// A new context, not cancelled, with no members (PromiseKit 7 code creates one directly).
+  public init() {
     hold = nil
     entry = nil
   }
@@ -52,8 +58,9 @@ public final class CancelContext: CancellableWithReason, Sendable {
     hold = nil
     entry = nil
     // Through the entry after an `ensure`: a cancel of the branch reaches the whole chain before
-    // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up.
-    _ = (upstream.entry ?? upstream.source).link(to: source)
+    // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up. The link
+    // keeps `upstream` alive (see `ChainState.append(_:through:)`).
+    chain.append(upstream, through: upstream.entry ?? upstream.source)
   }
 
   /// The context of the stages after an `ensure`/`ensureThen` on a member of `upstream`: the
@@ -69,9 +76,11 @@ public final class CancelContext: CancellableWithReason, Sendable {
     _ = hold.link(to: upstream.source)
     if let upstreamHold = upstream.hold { _ = hold.link(to: upstreamHold) }
     _ = hold.link(to: entry)
-    _ = (upstream.entry ?? upstream.source).link(to: entry)
     self.hold = hold
     self.entry = entry
+    // The entry's link to the chain before keeps that chain's context alive while this one can
+    // cancel it (see `ChainState.append(_:through:)`).
+    ChainState(source: entry).append(upstream, through: upstream.entry ?? upstream.source)
   }
 
   /// The cleanup before this context's stages finished: a held cancel now rejects them (at once
@@ -81,15 +90,26 @@ public final class CancelContext: CancellableWithReason, Sendable {
     if let hold { _ = source.link(to: hold) }
   }
 
-  /// A context goes away once every member settled (pending members keep it alive) and nobody
-  /// holds it: it can never be cancelled any more, so its source completes without cancellation.
-  /// Observers of ``signal`` (a token made from the context) complete as not cancelled, and the
-  /// handlers still registered (tasks of a chain that finished) are released.
+  /// ``releaseHold()`` as a closure that holds this context's sources, not the context: a
+  /// callback of the chain before the cleanup calls it, and that chain must not keep this
+  /// context alive (see `ChainState`).
+  var holdRelease: @Sendable () -> Void {
+    let (source, hold) = (source, hold)
+    return { if let hold { _ = source.link(to: hold) } }
+  }
+
+  /// A context goes away once nothing that could cancel it is left (see the type's notes): its
+  /// source then completes without cancellation. Observers of ``signal`` (a token made from the
+  /// context) complete as not cancelled, the handlers still registered (tasks) are released, and
+  /// so are the members still pending, which frees whatever of the chain nobody else holds.
   deinit {
     _ = source.close()
     _ = hold?.close()
     _ = entry?.close()
   }
+
+  /// What the chain's stages use of it: the same source, without keeping this context alive.
+  @inlinable var chain: ChainState { ChainState(source: source) }
 
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
   public func cancel() {
@@ -161,11 +181,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   // MARK: Members, tasks, links
 
-  /// Makes `member`'s promise a member: a cancel rejects it while it is pending. It leaves the
-  /// context as soon as the promise settles, so a long-lived context stays small.
+  /// Makes `promise` a member: a cancel rejects it while it is pending. It leaves the context as
+  /// soon as it settles, so a long-lived context stays small.
   @inlinable
-  func adopt<T>(_ member: CancellablePromise<T>) {
-    if source.addMember(member) { member.promise.attachMember(member) }
+  func adopt<T>(_ promise: Promise<T>) {
+    let member = ChainMember(promise, source: source)
+    if source.addMember(member) { promise.attachMember(member) }
   }
 
   /// Settles `promise` (a member of this chain) with `result`, or with the cancel error if this
@@ -173,12 +194,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
   /// follows, or a stage's body may return while the cancel runs).
   @inlinable
-  func settle<T>(_ promise: Promise<T>, with result: Result<T, Error>) {
-    if cancelStarted, let reason = cancelReason {
-      reject(promise, cancelledWith: reason)
-    } else {
-      promise.settle(result)
-    }
+  func settle<T>(_ promise: Promise<T>, with result: Swift.Result<T, Error>) {
+    chain.settle(promise, with: result)
   }
 
   /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
@@ -186,22 +203,13 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// synchronously already sees ``isCancelled``. Returns whether this call settled the promise.
   @inlinable @discardableResult
   func reject<T>(_ promise: Promise<T>, cancelledWith reason: any Error) -> Bool {
-    switch promise.settleLeavingDelivery(.failure(reason)) {
-    case .alreadySettled: return false
-    case .settled:
-      markRejected()
-      return true
-    case .deliver:
-      markRejected()
-      promise.deliverSettled()
-      return true
-    }
+    chain.reject(promise, cancelledWith: reason)
   }
 
   /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's mark.
   @usableFromInline
   func markRejected() {
-    source.raiseMark()
+    chain.markRejected()
   }
 
   /// Calls `task.cancel()` (once) and `reject` when the chain is cancelled while `work` is
@@ -236,14 +244,14 @@ public final class CancelContext: CancellableWithReason, Sendable {
   private static func isPending<Work: Thenable>(_ work: Work, orCancelledBy source: CancelStorage) -> Bool {
     switch work.result {
     case nil: return true
-    case .success: return false
-    case .failure(let error): return source.isCancelled(by: ErrorIdentity(error))
+    case .fulfilled: return false
+    case .rejected(let error): return source.isCancelled(by: ErrorIdentity(error))
     }
   }
 
   /// Links `other` so that cancelling this context cancels it too (with the same error).
   func append(_ other: CancelContext) {
     guard other !== self else { return }
-    _ = other.source.link(to: source)
+    chain.append(other)
   }
 }

@@ -46,8 +46,9 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    let branchChain = branch.chain  // not the context: see `ChainState`
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> V in
-      try branch.checkNotCancelled()
+      try branchChain.checkNotCancelled()
       return try body(error)
     }
     return CancellablePromise(recovered, cancelContext: branch)
@@ -68,13 +69,20 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    let result = CancellablePromise<T>(stageOf: branch)
+    let resultPromise = result.promise  // compared by identity only; not the member: see `ChainState`
+    let branchChain = branch.chain  // not the context: see `ChainState`
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> Promise<T> in
-      try branch.checkNotCancelled()
+      try branchChain.checkNotCancelled()
       let returned = try body(error)
-      branch.append(returned.cancelContext)
+      // Returning the very member this call returned would wait for itself.
+      guard returned.promise !== resultPromise else { throw PMKError.returnedSelf }
+      branchChain.append(returned.cancelContext)
       return returned.promise
     }
-    return CancellablePromise(recovered, cancelContext: branch)
+    let settler = MemberSettler(result)
+    recovered.pipe { settler.settle($0) }
+    return result
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), then resolves the
@@ -105,7 +113,10 @@ extension CancellableCatchMixin {
     let after = CancelContext(after: context)
     // Registered before the member's own callback: the held cancel (if any) rejects the member
     // with the cancel error as soon as the cleanup finished, before the result is passed on.
-    cleaned.pipe { _ in after.releaseHold() }
+    // Its storages, not the context: `cleaned` waits on the chain before, which the new context
+    // keeps alive (see `ChainState`).
+    let release = after.holdRelease
+    cleaned.pipe { _ in release() }
     return CancellablePromise(cleaned, cancelContext: after)
   }
 
@@ -181,7 +192,7 @@ extension CancellableCatchMixin where T == Void {
 
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
 /// ``finally(on:flags:_:)`` once the chain ended, however it ended.
-public final class CancellableFinalizer: CancellableWithReason, Sendable {
+public final class CancellableFinalizer: CancellableHandle, CancellableWithReason, Sendable {
   let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.
   public let cancelContext: CancelContext
@@ -216,6 +227,14 @@ public final class CancellableFinalizer: CancellableWithReason, Sendable {
   /// Whether `cancel` was called on the chain.
   public var cancelAttempted: Bool { cancelContext.cancelAttempted }
 
+  /// Runs `body` once the chain has ended, after its `catch` (at once if it already has), on the
+  /// thread that ended it. A token registration holding this finalizer uses it to let go of it.
+  ///
+  /// - Parameter body: what to do then.
+  public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
+    finalizer.guarantee.pipe { (_: Void) in body() }
+  }
+
   /// Runs `body` once the chain ended, cancelled or not.
   ///
   /// - Parameters:
@@ -223,10 +242,14 @@ public final class CancellableFinalizer: CancellableWithReason, Sendable {
   ///     thread that ended the chain.
   ///   - flags: the dispatch flags.
   ///   - body: the final step.
+  /// - Returns: this finalizer, which can still cancel the chain (PromiseKit 7 code cancels the
+  ///   result of `finally`).
+  @discardableResult
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
-  ) {
+  ) -> CancellableFinalizer {
     finalizer.finally(on: on, flags: flags, body)
+    return self
   }
 }

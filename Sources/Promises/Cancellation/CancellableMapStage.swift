@@ -17,9 +17,10 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// outlives the run).
   @usableFromInline @exclusivity(unchecked) var transform: (@Sendable (Input) throws -> T)?
   /// The chain, until the parent's callback takes it: no transform starts once a cancel was
-  /// attempted. Released after the run, so that a kept promise does not keep the chain's context
-  /// (and the tasks registered on it) alive.
-  @usableFromInline @exclusivity(unchecked) var context: CancelContext?
+  /// attempted. Released after the run, so that a kept promise does not keep the chain's source
+  /// alive. (Its source, not its context: the context's source keeps this stage's parent, so a
+  /// stage holding the context would keep a dropped pending chain alive.)
+  @usableFromInline @exclusivity(unchecked) var context: ChainState?
 
   @inlinable
   init(_ transform: @escaping @Sendable (Input) throws -> T) {
@@ -36,9 +37,8 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   )
     -> CancellablePromise<T>
   {
-    self.context = context
-    let member = CancellablePromise(unjoinedMember: copy self, context: context)
-    member.joinAsUnsharedMember()
+    self.context = context.chain
+    let member = CancellablePromise(unsharedMember: copy self, context: context)
     if let queue {
       parent.pipe { [self] result in
         switch result {
@@ -65,7 +65,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
 
   /// Takes (and so releases from the stage) the transform and the context; `nil` if taken before.
   @inlinable
-  func takeWork() -> (@Sendable (Input) throws -> T, CancelContext)? {
+  func takeWork() -> (@Sendable (Input) throws -> T, ChainState)? {
     guard let transform = transform.take(), let context = context.take() else { return nil }
     return (transform, context)
   }
@@ -73,12 +73,12 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// Called once with the parent's result, on the resolving thread. Returns whether the caller
   /// hands this stage's delivery back (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: consuming Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+  func receive(_ result: consuming Swift.Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let (transform, context) = takeWork() else { return false }
     switch consume result {
     case .success(let value):
       guard !context.cancelStarted else { return false }
-      return settleMember(Result { try transform(value) }, in: context, handingBackOn: queue)
+      return settleMember(Swift.Result { try transform(value) }, in: context, handingBackOn: queue)
     case .failure(let error):
       // Checked before the failure is wrapped again: a cancel passes through a long chain here.
       guard context.cancelStarted else { return settle(.failure(error), handingBackOn: queue) }
@@ -95,7 +95,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// `CancelContext.settle(_:with:)` (the cancel error wins once a cancel started) for this stage,
   /// handing its delivery back when it may.
   @inlinable
-  func settleMember(_ result: Result<T, Error>, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?)
+  func settleMember(_ result: Swift.Result<T, Error>, in context: ChainState, handingBackOn queue: ThreadDeliveryQueue?)
     -> Bool
   {
     guard context.cancelStarted else { return settle(result, handingBackOn: queue) }
@@ -106,7 +106,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// delivery back when it may. This is how a cancel reaches most of a long chain: the context
   /// rejects its oldest pending member and each stage passes the rejection on from here.
   @inlinable
-  func settleCancelled(in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+  func settleCancelled(in context: ChainState, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let reason = context.cancelReason else { return false }
     return settleCancelled(with: reason, in: context, handingBackOn: queue)
   }
@@ -114,7 +114,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   /// ``settleCancelled(in:handingBackOn:)`` with the chain's cancel error at hand.
   @inlinable
   func settleCancelled(
-    with reason: consuming any Error, in context: CancelContext, handingBackOn queue: ThreadDeliveryQueue?
+    with reason: consuming any Error, in context: ChainState, handingBackOn queue: ThreadDeliveryQueue?
   )
     -> Bool
   {
@@ -136,6 +136,6 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, @unch
   @inlinable
   func run(_ value: Input) {
     guard let (transform, context) = takeWork(), !context.cancelStarted else { return }
-    context.settle(self, with: Result { try transform(value) })
+    context.settle(self, with: Swift.Result { try transform(value) })
   }
 }

@@ -52,13 +52,49 @@ enum InputPolicy {
       for input in inputs { result.cancelContext.append(input.cancelContext) }
     case .autoCancel:
       for input in inputs { result.cancelContext.append(input.cancelContext) }
-      result.promise.pipe { _ in
-        for input in inputs where input.isPending { input.cancel() }
-      }
+      let pending = PendingInputs(inputs)
+      let chain = result.cancelContext.chain  // not the context: see `ChainState`
+      result.promise.pipe { _ in pending.cancel(withReasonOf: chain) }
     case .untouched:
       break
     }
     return result
+  }
+}
+
+/// The inputs of a combinator as its result's callback cancels them: their chains, and their
+/// promises held weakly, not the members themselves.
+///
+/// The inputs' promises lead to the result's promise (the combination waits on them), whose
+/// callback holds this: holding the promises (or the members, which also keep their contexts)
+/// would make a cycle that keeps a dropped pending combination alive for ever (see `ChainState`).
+/// A promise that went away can never settle, so whether it is pending no longer matters.
+struct PendingInputs<T: Sendable>: Sendable {
+  let inputs: [(promise: WeakPromise<T>, chain: ChainState)]
+
+  init(_ members: [CancellablePromise<T>]) {
+    inputs = members.map { (WeakPromise($0.promise), $0.cancelContext.chain) }
+  }
+
+  /// Cancels the chain of every input still pending: with the reason of `result`'s chain if that
+  /// chain was cancelled (so every input of a cancelled combination gets the one cancel error),
+  /// else with ``PMKError/cancelled``.
+  func cancel(withReasonOf result: ChainState) {
+    let reason = result.cancelReason ?? CancelContext.defaultError
+    for input in inputs where input.promise.value?.isPending ?? false {
+      input.chain.cancel(error: reason)
+    }
+  }
+}
+
+/// A weak reference to a promise.
+final class WeakPromise<T: Sendable>: Sendable {
+  // `nonisolated(unsafe)`: written once by the initializer; Swift's weak references are safe to
+  // load from any thread.
+  nonisolated(unsafe) weak var value: Promise<T>?
+
+  init(_ value: Promise<T>) {
+    self.value = value
   }
 }
 
@@ -73,9 +109,11 @@ enum InputPolicy {
 /// - Returns: a new chain resolved like the winner.
 public func race<T: Sendable>(_ promises: [CancellablePromise<T>]) -> CancellablePromise<T> {
   let result = InputPolicy.members.result(race(promises.map(\.promise)), inputs: promises)
+  let pending = PendingInputs(promises)
+  let chain = result.cancelContext.chain  // not the context: see `ChainState`
   result.promise.pipe { outcome in
     guard case .failure = outcome else { return }
-    for input in promises where input.isPending { input.cancel() }
+    pending.cancel(withReasonOf: chain)
   }
   return result
 }
@@ -138,7 +176,7 @@ public func when<T: Sendable>(fulfilled promises: [CancellablePromise<T>], autoC
 ///
 /// - Parameter promises: the inputs.
 /// - Returns: a new chain fulfilled with every result, in order.
-public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> CancellablePromise<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> CancellablePromise<[Result<T>]> {
   InputPolicy.members.result(when(resolved: promises.map(\.promise)).asPromise(), inputs: promises)
 }
 
@@ -146,7 +184,7 @@ public func when<T: Sendable>(resolved promises: [CancellablePromise<T>]) -> Can
 ///
 /// - Parameter promises: the inputs.
 /// - Returns: a new chain fulfilled with every result, in order.
-public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> CancellablePromise<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> CancellablePromise<[Result<T>]> {
   when(resolved: promises)
 }
 
@@ -159,7 +197,7 @@ public func when<T: Sendable>(resolved promises: CancellablePromise<T>...) -> Ca
 /// - Returns: a new chain fulfilled with every result, in order.
 public func when<T: Sendable>(
   resolved promises: [CancellablePromise<T>], autoCancel: Bool
-) -> CancellablePromise<[Result<T, Error>]> {
+) -> CancellablePromise<[Result<T>]> {
   InputPolicy(autoCancel: autoCancel).result(when(resolved: promises.map(\.promise)).asPromise(), inputs: promises)
 }
 
@@ -171,11 +209,17 @@ public func when<T: Sendable>(
 ///   - promise: the work.
 ///   - cancelPromise: rejects when the work should be abandoned.
 /// - Returns: a promise resolved like `promise` or rejected by `cancelPromise`.
+///
+/// Once `promise` resolves, the call leaves `cancelPromise`: a long-lived cancel promise (one per
+/// token or screen, shared by many calls) keeps nothing of the calls that finished.
 public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promise<Void>) -> Promise<T> {
   let result = Promise<T>(pending: ())
-  promise.pipe { result.settle($0) }
-  cancelPromise.pipe { outcome in
+  let key = cancelPromise.pipeRemovably { outcome in
     if case .failure(let error) = outcome { result.settle(.failure(error)) }
+  }
+  promise.pipe { outcome in
+    result.settle(outcome)
+    if let key { cancelPromise.removeCallback(key) }
   }
   return result
 }
@@ -217,19 +261,27 @@ where It.Element == CancellablePromise<T> {
 
   private let lock = CoreLock()
   @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
-  private let result: CancellablePromise<[T]>
+  // The result's promise and chain, and the pulled promises, not the members: the pulled
+  // promises' callbacks hold this puller, and a member would keep its context, and so the
+  // pulled promises, alive (see `ChainState`).
+  private let result: Promise<[T]>
+  private let resultChain: ChainState
   private let limit: Int
   // Drainer-confined state.
   private var iterator: It
   private var exhausted = false
   private var started = false
   private var active = 0
-  private var pulled: [CancellablePromise<T>] = []
+  private var pulledCount = 0
+  /// The values of the pulled promises, as they arrive: the values, not the promises, which would
+  /// keep each other alive once dropped pending.
+  private let values = PulledValues<T>()
 
   init(iterator: It, limit: Int, result: CancellablePromise<[T]>) {
     self.iterator = iterator
     self.limit = limit
-    self.result = result
+    self.result = result.promise
+    resultChain = result.cancelContext.chain
   }
 
   /// Asks for a run (the start, or one pulled promise resolved); runs now if nobody else is.
@@ -240,26 +292,49 @@ where It.Element == CancellablePromise<T> {
 
   private func run() {
     if started { active -= 1 } else { started = true }
-    guard result.promise.isPending else { return }
-    while !exhausted, active < limit, !result.cancelAttempted, result.promise.isPending {
+    guard result.isPending else { return }
+    while !exhausted, active < limit, !resultChain.cancelAttempted, result.isPending {
       guard let next = iterator.next() else {
         exhausted = true
         break
       }
       active += 1
-      pulled.append(next)
-      result.cancelContext.append(next.cancelContext)
-      let result = result.promise
+      let index = pulledCount
+      pulledCount += 1
+      resultChain.append(next.cancelContext)
+      let result = result
+      let values = values
       // Captured as an existential so the closure does not capture the iterator's type.
       let requester: any RunRequester = self
       next.promise.pipe { outcome in
-        if case .failure(let error) = outcome { result.settle(.failure(error)) }
+        switch outcome {
+        case .failure(let error): result.settle(.failure(error))
+        case .success(let value): values.record(value, at: index)
+        }
         requester.request()
       }
     }
     if exhausted, active == 0 {
-      result.promise.settle(.success(pulled.map { $0.value! }))
+      result.settle(.success(values.inOrder(count: pulledCount)))
     }
+  }
+}
+
+/// The values of the promises a `when(fulfilled:concurrently:)` pulled, by pull index.
+final class PulledValues<T: Sendable>: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `values` is read and written only inside `lock.withLock`.
+  private let lock = CoreLock()
+  @exclusivity(unchecked) private var values: [Int: T] = [:]
+
+  /// Records the value of the promise pulled `index`-th.
+  func record(_ value: T, at index: Int) {
+    lock.withLock { values[index] = value }
+  }
+
+  /// The first `count` values, in pull order (every one of them arrived).
+  func inOrder(count: Int) -> [T] {
+    let values = lock.withLock { self.values }
+    return (0..<count).map { values[$0]! }
   }
 }
 

@@ -13,12 +13,9 @@ import CancelCore
 /// download.map { parse($0) }.done { show($0) }.catch(policy: .allErrors) { print($0) }
 /// download.cancel()   // rejects every pending member with PMKError.cancelled, now
 /// ```
-public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableThenable, CancellableCatchMixin,
-  CancellableWithReason, @unchecked Sendable
+public final class CancellablePromise<T: Sendable>: CancellableThenable, CancellableCatchMixin, CancellableHandle,
+  CancellableWithReason, Sendable
 {
-  // Safety of `@unchecked Sendable`: both properties are immutable; the inherited member links are
-  // the core's, guarded by the context's lock (see `_CancelMember`).
-
   /// The promise this member resolves; a cancel rejects it while pending.
   public let promise: Promise<T>
   /// The chain's shared cancellation state.
@@ -30,50 +27,34 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   init(member promise: Promise<T>, context: CancelContext) {
     self.promise = promise
     cancelContext = context
-    super.init(source: Unmanaged.passUnretained(context.source), cancelAction: Self.rejectOnCancel)
-    context.adopt(self)
+    context.adopt(promise)
   }
 
   /// A member of `context` that resolves `promise`, a pending promise nobody else holds yet: it
   /// joins the context without taking the promise's lock.
   @inlinable
-  convenience init(unsharedMember promise: consuming Promise<T>, context: borrowing CancelContext) {
-    self.init(unjoinedMember: promise, context: context)
-    joinAsUnsharedMember()
-  }
-
-  /// A member of `context` that resolves `promise`, not yet in the context's list: see
-  /// ``joinAsUnsharedMember()``.
-  @inlinable
-  init(unjoinedMember promise: consuming Promise<T>, context: borrowing CancelContext) {
+  init(unsharedMember promise: consuming Promise<T>, context: borrowing CancelContext) {
     // `promise` is moved in; `context` is borrowed (an initializer's default is owned, which costs
     // a retain and a release more of it when the caller keeps using its reference).
     self.promise = promise
     cancelContext = copy context
-    super.init(source: Unmanaged.passUnretained(context.source), cancelAction: Self.rejectOnCancel)
+    Self.joinAsUnsharedMember(self.promise, source: context.source)
   }
 
-  /// Joins the context as the member of ``promise``, a pending promise nobody else holds yet (so
-  /// its `member` is set without its lock). A method rather than part of an initializer: there,
-  /// handing `self` to the source costs a retain and a release more.
+  /// Makes `promise`, a pending promise nobody else holds yet, a member waiting in `source` (so
+  /// its `member` is set without its lock).
   @inlinable
-  final func joinAsUnsharedMember() {
-    promise.member = Unmanaged.passUnretained(self)
-    if !source._withUnsafeGuaranteedRef({ $0.addMember(self) }) { promise.member = nil }
+  static func joinAsUnsharedMember(_ promise: Promise<T>, source: CancelStorage) {
+    let member = ChainMember(promise, source: source)
+    // Set first: once in the list, a cancel may reject the promise (and read the field) at once.
+    promise.member = Unmanaged.passUnretained(member)
+    if !source.addMember(member) { promise.member = nil }
   }
 
   /// A new pending member of `context`.
   @inlinable
   convenience init(stageOf context: CancelContext) {
     self.init(unsharedMember: Promise(pending: ()), context: context)
-  }
-
-  /// The context's cancel, for this member: rejects the promise if still pending. A static
-  /// function, so that (specialized in the client) it needs no closure context.
-  @inlinable
-  static func rejectOnCancel(_ member: _CancelMember, reason: any Error) {
-    let member = unsafeDowncast(member, to: CancellablePromise<T>.self)
-    member.cancelContext.reject(member.promise, cancelledWith: reason)
   }
 
   /// Wraps a promise or guarantee: the new member resolves like `bridge`, and cancelling it
@@ -89,7 +70,8 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     if let guarantee = bridge as? Guarantee<T>, let task = guarantee.task {
       context.append(task: task, reject: nil, whilePending: guarantee)
     }
-    bridge.pipe { [self] in settle($0) }
+    let settler = MemberSettler(self)
+    bridge.pipe { settler.settle($0) }
   }
 
   /// Creates a pending member, calls `body` at once with its resolver, and registers `task`:
@@ -144,6 +126,9 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   /// the resolver cannot replace the cancel error.
   ///
   /// - Parameter body: starts the work and returns how to stop it.
+  ///
+  /// Disfavored, so a body that returns nothing (PromiseKit 7's form) is never ambiguous.
+  @_disfavoredOverload
   public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
     self.init(stageOf: CancelContext())
     let resolver = Resolver(promise)
@@ -170,7 +155,7 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
 
   /// CancellablePromiseKit's wrapper form: `body` gets a `cancelPromise` that **rejects** (with
   /// the cancel error) when this promise is cancelled, and **fulfils** when it ends any other
-  /// way; the work it returns is followed.
+  /// way, or when it is released without having been cancelled; the work it returns is followed.
   ///
   /// Typical use: `CancellablePromise(wrapper: { cancelPromise in when(work(), while: cancelPromise) })`.
   ///
@@ -181,9 +166,11 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
     // A handler: a cancel runs it before it rejects the members, so `cancelPromise` is rejected
     // before the member's rejection could fulfil it below.
     cancelContext.append(task: nil, reject: { cancelPromise.settle(.failure($0)) }, whilePending: promise)
-    promise.pipe { _ in cancelPromise.settle(.success(())) }
+    let release = WrapperRelease(cancelPromise)
+    promise.pipe { _ in release.fulfil() }
     do {
-      try body(cancelPromise).pipe { [self] in settle($0) }
+      let settler = MemberSettler(self)
+      try body(cancelPromise).pipe { settler.settle($0) }
     } catch {
       settle(.failure(error))
     }
@@ -197,17 +184,25 @@ public final class CancellablePromise<T: Sendable>: _CancelMember, CancellableTh
   }
 
   /// The result once resolved; `nil` while pending.
-  public var result: Result<T, Error>? { promise.result }
+  public var result: Result<T>? { promise.result }
 
   /// Settles this member with `result`, or with the cancel error if the chain's cancel has
   /// started (see `CancelContext.settle(_:with:)`).
   @inlinable
-  func settle(_ result: Result<T, Error>) {
+  func settle(_ result: Swift.Result<T, Error>) {
     cancelContext.settle(promise, with: result)
   }
 
   /// The underlying promise (the member itself: cancelling the chain rejects it).
   public func asPromise() -> Promise<T> { promise }
+
+  /// Runs `body` once this member's promise has settled (at once if it already has), on the
+  /// settling thread. A token registration holding this member uses it to let go of it.
+  ///
+  /// - Parameter body: what to do then.
+  public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
+    promise.pipe { _ in body() }
+  }
 }
 
 extension CancellablePromise where T == Void {

@@ -90,7 +90,7 @@ extension CancellableThenable {
   // MARK: State
 
   /// The result once resolved; `nil` while pending.
-  public var result: Result<T, Error>? { promise.result }
+  public var result: Result<T>? { promise.result }
 
   /// The value if fulfilled.
   public var value: T? { promise.value }
@@ -140,8 +140,12 @@ extension CancellableThenable {
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
     let flags = DispatchFlags(flags)
-    let context = cancelContext
-    let next = CancellablePromise<V.T>(stageOf: context)
+    let context = cancelContext.chain
+    let member = CancellablePromise<V.T>(stageOf: cancelContext)
+    // The callbacks hold the chain's state and the new member's promise, never a member or the
+    // context: the context's source keeps this member's promise, so that would keep the chain
+    // alive once dropped pending (see `ChainState`).
+    let next = MemberSettler(member)
     promise.pipe { result in
       switch result {
       case .success(let value):
@@ -149,7 +153,7 @@ extension CancellableThenable {
           guard !context.cancelStarted else { return }
           do {
             let returned = try body(value)
-            guard returned !== next else { throw PMKError.returnedSelf }
+            guard returned.promise !== next.promise else { throw PMKError.returnedSelf }
             context.append(returned.cancelContext)
             returned.promise.pipe { next.settle($0) }
           } catch {
@@ -160,7 +164,7 @@ extension CancellableThenable {
         next.settle(.failure(error))
       }
     }
-    return next
+    return member
   }
 
   /// Runs `body` with the value and resolves the new member like the (not cancellable) thenable
@@ -176,8 +180,9 @@ extension CancellableThenable {
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
     let flags = DispatchFlags(flags)
-    let context = cancelContext
-    let next = CancellablePromise<V.T>(stageOf: context)
+    let context = cancelContext.chain
+    let member = CancellablePromise<V.T>(stageOf: cancelContext)
+    let next = MemberSettler(member)  // not the member: see `cancellableThen`
     promise.pipe { result in
       switch result {
       case .success(let value):
@@ -195,7 +200,7 @@ extension CancellableThenable {
         next.settle(.failure(error))
       }
     }
-    return next
+    return member
   }
 
   /// Transforms the value.
@@ -275,18 +280,19 @@ extension CancellableThenable {
   /// - Returns: a new member of this chain resolved the same way.
   public func tap(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
-    _ body: @escaping @Sendable (Result<T, Error>) -> Void
+    _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> CancellablePromise<T> {
     let flags = DispatchFlags(flags)
-    let context = cancelContext
-    let next = CancellablePromise<T>(stageOf: context)
+    let context = cancelContext.chain
+    let member = CancellablePromise<T>(stageOf: cancelContext)
+    let next = MemberSettler(member)  // not the member: see `cancellableThen`
     promise.pipe { result in
       on.dispatch(flags) {
-        if !context.cancelStarted { body(result) }
+        if !context.cancelStarted { body(Result(result)) }
         next.settle(result)
       }
     }
-    return next
+    return member
   }
 
   /// A `Void` member fulfilled when this one fulfils.

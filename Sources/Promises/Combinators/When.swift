@@ -11,16 +11,17 @@ import Dispatch
 public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
   guard !thenables.isEmpty else { return .value([]) }
   let result = Promise<[U.T]>(pending: ())
-  let countdown = Countdown(count: thenables.count)
+  // The callbacks gather the values rather than read them from the inputs at the end: holding
+  // the inputs, the pending ones would keep each other alive once dropped (see `Gathering`).
+  let gathering = Gathering<U.T>(count: thenables.count)
   for (index, thenable) in thenables.enumerated() {
     thenable.pipe { outcome in
       switch outcome {
       case .failure(let error):
         result.settle(.failure(error))
-      case .success:
-        guard countdown.arrive(index) else { return }
-        // Every input has fulfilled: their values are settled for good.
-        result.settle(.success(thenables.map { $0.value! }))
+      case .success(let value):
+        guard let values = gathering.arrive(index, value) else { return }
+        result.settle(.success(values))
       }
     }
   }
@@ -31,6 +32,10 @@ public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a promise of every value, in argument order.
+///
+/// Two to five arguments whose result could be either an array or a tuple get the tuple
+/// (PromiseKit's `when(fulfilled:_:…)`); this form is disfavored so those calls are not ambiguous.
+@_disfavoredOverload
 public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<[U.T]> {
   when(fulfilled: thenables)
 }
@@ -57,7 +62,9 @@ public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<Void> where 
 ///
 /// - Returns: a promise of both values.
 public func when<U: Thenable, V: Thenable>(fulfilled pu: U, _ pv: V) -> Promise<(U.T, V.T)> {
-  when(fulfilled: [pu.asVoid(), pv.asVoid()]).map(on: nil) { _ in (pu.value!, pv.value!) }
+  // Through the values, not the inputs (see `when(fulfilled:)`): a closure holding the inputs
+  // would keep them, pending, alive through their own callbacks.
+  when(fulfilled: [pu.erased, pv.erased]).map(on: nil) { ($0[0] as! U.T, $0[1] as! V.T) }
 }
 
 /// Waits for three thenables to fulfil; rejects as soon as one rejects.
@@ -66,7 +73,7 @@ public func when<U: Thenable, V: Thenable>(fulfilled pu: U, _ pv: V) -> Promise<
 public func when<U: Thenable, V: Thenable, W: Thenable>(
   fulfilled pu: U, _ pv: V, _ pw: W
 ) -> Promise<(U.T, V.T, W.T)> {
-  when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid()]).map(on: nil) { _ in (pu.value!, pv.value!, pw.value!) }
+  when(fulfilled: [pu.erased, pv.erased, pw.erased]).map(on: nil) { ($0[0] as! U.T, $0[1] as! V.T, $0[2] as! W.T) }
 }
 
 /// Waits for four thenables to fulfil; rejects as soon as one rejects.
@@ -75,8 +82,8 @@ public func when<U: Thenable, V: Thenable, W: Thenable>(
 public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable>(
   fulfilled pu: U, _ pv: V, _ pw: W, _ px: X
 ) -> Promise<(U.T, V.T, W.T, X.T)> {
-  when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid(), px.asVoid()]).map(on: nil) { _ in
-    (pu.value!, pv.value!, pw.value!, px.value!)
+  when(fulfilled: [pu.erased, pv.erased, pw.erased, px.erased]).map(on: nil) {
+    ($0[0] as! U.T, $0[1] as! V.T, $0[2] as! W.T, $0[3] as! X.T)
   }
 }
 
@@ -86,8 +93,8 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable>(
 public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable>(
   fulfilled pu: U, _ pv: V, _ pw: W, _ px: X, _ py: Y
 ) -> Promise<(U.T, V.T, W.T, X.T, Y.T)> {
-  when(fulfilled: [pu.asVoid(), pv.asVoid(), pw.asVoid(), px.asVoid(), py.asVoid()]).map(on: nil) { _ in
-    (pu.value!, pv.value!, pw.value!, px.value!, py.value!)
+  when(fulfilled: [pu.erased, pv.erased, pw.erased, px.erased, py.erased]).map(on: nil) {
+    ($0[0] as! U.T, $0[1] as! V.T, $0[2] as! W.T, $0[3] as! X.T, $0[4] as! Y.T)
   }
 }
 
@@ -95,14 +102,14 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in input order.
-public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T>]> {
   guard !promises.isEmpty else { return .value([]) }
-  let result = Guarantee<[Result<T, Error>]>(pending: ())
-  let countdown = Countdown(count: promises.count)
+  let result = Guarantee<[Result<T>]>(pending: ())
+  let gathering = Gathering<Result<T>>(count: promises.count)  // not the inputs: see `when(fulfilled:)`
   for (index, promise) in promises.enumerated() {
-    promise.pipe { (_: Result<T, Error>) in
-      guard countdown.arrive(index) else { return }
-      result.settle(promises.map { $0.result! })
+    promise.pipe { (outcome: Swift.Result<T, Error>) in
+      guard let outcomes = gathering.arrive(index, Result(outcome)) else { return }
+      result.settle(outcomes)
     }
   }
   return result
@@ -112,7 +119,7 @@ public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Res
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in argument order.
-public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T, Error>]> {
+public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T>]> {
   when(resolved: promises)
 }
 
@@ -123,20 +130,20 @@ public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Re
 public func when<T: Sendable>(guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
   guard !guarantees.isEmpty else { return .value([]) }
   let result = Guarantee<[T]>(pending: ())
-  let countdown = Countdown(count: guarantees.count)
+  let gathering = Gathering<T>(count: guarantees.count)  // not the inputs: see `when(fulfilled:)`
   for (index, guarantee) in guarantees.enumerated() {
-    guarantee.pipe { (_: T) in
-      guard countdown.arrive(index) else { return }
-      result.settle(guarantees.map { $0.value! })
+    guarantee.pipe { (value: T) in
+      guard let values = gathering.arrive(index, value) else { return }
+      result.settle(values)
     }
   }
   return result
 }
 
-/// Waits for every guarantee (variadic).
-///
-/// - Parameter guarantees: the guarantees to wait for.
-/// - Returns: a guarantee of every value, in argument order.
-public func when<T: Sendable>(guarantees: Guarantee<T>...) -> Guarantee<[T]> {
-  when(guarantees: guarantees)
+extension Thenable {
+  /// This thenable's value as `any Sendable`, so that thenables of different types can be
+  /// gathered by one `when(fulfilled:)`.
+  var erased: Promise<any Sendable> {
+    map(on: nil) { $0 as any Sendable }
+  }
 }

@@ -1,5 +1,6 @@
 import CancelCore
 import Dispatch
+import Foundation
 
 /// A value that will arrive exactly once and can never fail: PromiseKit's `Guarantee`.
 ///
@@ -86,6 +87,8 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
     if warnsIfPending {
       conf.logHandler(.pendingGuaranteeDeallocated)
     }
+    // As in `Promise`: the stages still waiting are freed in a loop, not one inside the other.
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   /// The value once resolved; `nil` while pending.
@@ -94,8 +97,8 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   }
 
   /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
-  public var result: Result<T, Error>? {
-    value.map { .success($0) }
+  public var result: Result<T>? {
+    value.map { .fulfilled($0) }
   }
 
   // MARK: Settling and observing
@@ -140,7 +143,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or
   /// at once if already resolved). Part of ``Thenable``.
-  public func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
+  public func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) {
     observe(.run { body(.success($0)) })
   }
 
@@ -152,7 +155,10 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
 
   /// Blocks the calling thread until the guarantee resolves and returns its value. See
   /// ``Promise/wait()`` for when this is safe.
+  ///
+  /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
   public func wait() -> T {
+    if Thread.isMainThread { conf.logHandler(.waitOnMainThread) }
     if let value { return value }
     BlockingWait.wait { done in pipe { (_: T) in done() } }
     return value!
@@ -163,13 +169,6 @@ extension Guarantee where T == Void {
   /// A guarantee already resolved with `()`.
   public convenience init() {
     self.init(settled: ())
-  }
-}
-
-extension Guarantee: CustomStringConvertible {
-  /// `Guarantee(pending)` or `Guarantee(<value>)`.
-  public var description: String {
-    value.map { "Guarantee(\($0))" } ?? "Guarantee(pending)"
   }
 }
 

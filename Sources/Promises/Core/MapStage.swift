@@ -62,10 +62,10 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
   /// Called once with the parent's result, on the resolving thread. Returns whether the caller
   /// hands this stage's delivery back (see `Promise.settle(_:handingBackOn:)`).
   @inlinable
-  func receive(_ result: consuming Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+  func receive(_ result: consuming Swift.Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let transform = transform.take() else { return false }
     switch consume result {
-    case .success(let value): return settle(Result { try transform(value) }, handingBackOn: queue)
+    case .success(let value): return settle(Swift.Result { try transform(value) }, handingBackOn: queue)
     case .failure(let error): return settle(.failure(error), handingBackOn: queue)
     }
   }
@@ -74,6 +74,6 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
   @inlinable
   func run(_ value: Input) {
     guard let transform = transform.take() else { return }
-    settle(Result { try transform(value) })
+    settle(Swift.Result { try transform(value) })
   }
 }

@@ -21,7 +21,7 @@ import Foundation
 ///
 /// A long chain resolved synchronously never grows the stack: deliveries started from inside a
 /// handler are queued on the resolving thread and run when the handler returns.
-public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, CatchMixin, @unchecked Sendable {
+public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thenable, CatchMixin, @unchecked Sendable {
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
   // other module can subclass it, and every member is `final`.
@@ -30,7 +30,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   // hosted inline under the documented hosting exception; `warnsIfPending` is also read in
   // `deinit`); callbacks run after unlocking; every other stored property is immutable.
 
-  @usableFromInline typealias Machine = SettlePhaseStateMachine<PromiseCallback<Result<T, Error>>>
+  @usableFromInline typealias Machine = SettlePhaseStateMachine<PromiseCallback<Swift.Result<T, Error>>>
 
   // Field order keeps the object small (a `map(on: nil)` stage of an `Int` promise fits the
   // allocator's 128-byte fast bins): the 4-byte lock, then the machine, whose one-byte phase comes
@@ -65,7 +65,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
     super.init(stored: nil)
   }
 
-  @inlinable init(settled result: Result<T, Error>) {
+  @inlinable init(settled result: Swift.Result<T, Error>) {
     machine = Machine(settled: ())
     warnsIfPending = false
     super.init(stored: result)
@@ -111,13 +111,23 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
     if warnsIfPending {
       conf.logHandler(.pendingPromiseDeallocated)
     }
+    // A pending promise still holds the stages waiting on it, and they the stages after them:
+    // freed here, one inside the other, a long chain would overflow the stack. The core frees
+    // them in a loop instead. (A settled promise handed its callbacks out: nothing to do.)
+    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   // MARK: State
 
   /// The result once resolved; `nil` while pending.
   @inlinable
-  public final var result: Result<T, Error>? {
+  public final var result: Result<T>? {
+    settledResult.map(Result.init)
+  }
+
+  /// The result once resolved, as the standard library's result; `nil` while pending.
+  @inlinable
+  package final var settledResult: Swift.Result<T, Error>? {
     lock.withLock { stored }
   }
 
@@ -127,7 +137,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// registration order, before this returns (or, inside another delivery, when it returns to the
   /// delivery loop). Returns whether this call settled the promise.
   @inlinable @discardableResult
-  final func settle(_ result: consuming Result<T, Error>) -> Bool {
+  final func settle(_ result: consuming Swift.Result<T, Error>) -> Bool {
     switch settleLeavingDelivery(result) {
     case .deliver:
       deliverSettled()
@@ -151,7 +161,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// whose cancel has started is rejected with the cancel error (the first resolution and the
   /// cancel error win, see `settleLeavingDelivery(_:cancelWins:)`).
   @inlinable
-  final func resolve(_ result: consuming Result<T, Error>) {
+  final func resolve(_ result: consuming Swift.Result<T, Error>) {
     if case .deliver = settleLeavingDelivery(result, cancelWins: true) { deliverSettled() }
   }
 
@@ -164,7 +174,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   ///   rather than the delivery itself: the stage's callback then moves the reference it owns into
   ///   the delivery, where a method would retain `self` for it.)
   @inlinable
-  final func settle(_ result: consuming Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+  final func settle(_ result: consuming Swift.Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard case .deliver = settleLeavingDelivery(result) else { return false }
     return handsBackDelivery(on: queue)
   }
@@ -191,7 +201,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// rejected it: a task that resolves its work while being cancelled cannot replace the cancel
   /// error. (Stages check the context themselves, through `CancelContext.settle(_:with:)`.)
   @inlinable @inline(__always)
-  final func settleLeavingDelivery(_ result: consuming Result<T, Error>, cancelWins: Bool = false)
+  final func settleLeavingDelivery(_ result: consuming Swift.Result<T, Error>, cancelWins: Bool = false)
     -> Machine.SettleAction
   {
     var result = Optional(result)
@@ -234,6 +244,17 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
     if let earlier { observe(.run { _ in earlier.leaveSource() }) }
   }
 
+  /// Forgets `member` if it is still this promise's member: called by a member that is going away
+  /// while this promise may still settle (see `member`). Under `lock`, so a settle that is leaving
+  /// through the member right now finishes first; the member's memory stays valid until then.
+  @usableFromInline
+  final func forgetMember(_ member: _CancelMember) {
+    let departing = Unmanaged.passUnretained(member).toOpaque()
+    lock.withLock {
+      if self.member?.toOpaque() == departing { self.member = nil }
+    }
+  }
+
   /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,
   /// inside another delivery, when it returns to the loop).
   ///
@@ -261,10 +282,10 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
 
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
   @inlinable
-  final func observe(_ callback: consuming PromiseCallback<Result<T, Error>>) {
+  final func observe(_ callback: consuming PromiseCallback<Swift.Result<T, Error>>) {
     // Moved in and out of an optional: the callback may own a stage, and a copy would retain it.
     var offered = Optional(callback)
-    let ready = lock.withLock { () -> Result<T, Error>? in
+    let ready = lock.withLock { () -> Swift.Result<T, Error>? in
       switch machine.observe(offered.take()!) {
       case .queued: return nil
       case .runNow(let callback):
@@ -285,7 +306,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   @inlinable
   final func deliverWaitingCallbacks(on queue: ThreadDeliveryQueue) -> ReadyDelivery? {
     var handBack: ReadyDelivery?
-    while let (delivery, value) = lock.withLock({ () -> (Machine.Delivery, Result<T, Error>)? in
+    while let (delivery, value) = lock.withLock({ () -> (Machine.Delivery, Swift.Result<T, Error>)? in
       // Moved out, not mapped: `Optional.map` copies the callbacks (a retain and a release each).
       guard let delivery = machine.nextDelivery() else { return nil }
       return (delivery, stored!)
@@ -332,7 +353,7 @@ public class Promise<T: Sendable>: _PromiseValue<Result<T, Error>?>, Thenable, C
   /// thread, or at once on this thread if it already resolved. The primitive every other method
   /// is built on.
   @inlinable
-  public final func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void) {
+  public final func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) {
     observe(.run(body))
   }
 
@@ -372,29 +393,18 @@ extension Promise where T == Void {
   }
 }
 
-extension Promise: CustomStringConvertible {
-  /// `Promise(pending)`, `Promise(<value>)` or `Promise(<error>)`.
-  public var description: String {
-    switch result {
-    case nil: return "Promise(pending)"
-    case .success(let value)?: return "Promise(\(value))"
-    case .failure(let error)?: return "Promise(\(error))"
-    }
-  }
-}
-
 /// The value of a promise, in a base class generic over the stored type itself.
 ///
 /// Not for use outside the library: it is public only because ``Promise`` inherits from it. A
 /// generic class's `deinit` destroys its fields unspecialized; a field whose type is a generic
 /// parameter of its own class is destroyed through that parameter's metadata, which the object
-/// carries, while a field of a composite type (`Result<T, Error>?` in `Promise<T>`) makes every
+/// carries, while a field of a composite type (`Swift.Result<T, Error>?` in `Promise<T>`) makes every
 /// deallocation look the composite type's metadata up at run time (about 330 instructions per
 /// promise, measured).
 public class _PromiseValue<Stored: Sendable>: @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the subclass reads and writes `stored` only under its lock.
 
-  /// The result once settled; `nil` while pending (`Stored` is `Result<T, Error>?`).
+  /// The result once settled; `nil` while pending (`Stored` is `Swift.Result<T, Error>?`).
   @usableFromInline @exclusivity(unchecked) final var stored: Stored
 
   @inlinable init(stored: Stored) {

@@ -32,10 +32,16 @@ public struct Resolver<T: Sendable>: Sendable {
     promise.resolve(.failure(error))
   }
 
-  /// Resolves the promise with `result`, unless it already resolved.
+  /// Resolves the promise with the standard library's `result`, unless it already resolved.
   @inlinable
-  public func resolve(_ result: Result<T, Error>) {
+  public func resolve(_ result: Swift.Result<T, Error>) {
     promise.resolve(result)
+  }
+
+  /// Resolves the promise with PromiseKit's `result`, unless it already resolved.
+  @inlinable
+  public func resolve(_ result: Result<T>) {
+    promise.resolve(result.swiftResult)
   }
 
   /// Resolves from a completion-handler pair: rejects with `error` if it is not `nil`, else

@@ -12,10 +12,10 @@ public protocol Thenable<T>: AnyObject, Sendable {
 
   /// Calls `body` with the result once resolved: synchronously on the resolving thread, or at
   /// once on this thread if already resolved.
-  func pipe(to body: @escaping @Sendable (Result<T, Error>) -> Void)
+  func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void)
 
   /// The result once resolved; `nil` while pending.
-  var result: Result<T, Error>? { get }
+  var result: Result<T>? { get }
 }
 
 extension Thenable {
@@ -131,13 +131,13 @@ extension Thenable {
   /// - Returns: a promise resolved like this one, after `body` ran.
   public func tap(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
-    _ body: @escaping @Sendable (Result<T, Error>) -> Void
+    _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> Promise<T> {
     let flags = DispatchFlags(flags)
     let next = Promise<T>(pending: ())
     pipe { result in
       on.dispatch(flags) {
-        body(result)
+        body(Result(result))
         next.settle(result)
       }
     }
@@ -151,7 +151,7 @@ extension Thenable {
 
   /// The error if rejected; `nil` while pending or if fulfilled.
   public var error: Error? {
-    if case .failure(let error)? = result { return error }
+    if case .rejected(let error)? = result { return error }
     return nil
   }
 
@@ -163,19 +163,19 @@ extension Thenable {
 
   /// Whether it fulfilled.
   public var isFulfilled: Bool {
-    if case .success? = result { return true }
+    if case .fulfilled? = result { return true }
     return false
   }
 
   /// Whether it was rejected.
   public var isRejected: Bool {
-    if case .failure? = result { return true }
+    if case .rejected? = result { return true }
     return false
   }
 
   /// The value if fulfilled; `nil` while pending or if rejected.
   public var value: T? {
-    if case .success(let value)? = result { return value }
+    if case .fulfilled(let value)? = result { return value }
     return nil
   }
 }

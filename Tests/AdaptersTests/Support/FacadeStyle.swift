@@ -28,31 +28,31 @@ enum FacadeStyle: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// reported: a test that checks the work is gone awaits `workEnded`).
 struct StartedWork<Value: Sendable>: Sendable {
   let cancel: @Sendable () -> Void
-  let outcome: @Sendable () async -> Result<Value, any Error>
+  let outcome: @Sendable () async -> Swift.Result<Value, any Error>
   let workEnded: @Sendable () async -> Void
 }
 
 /// Receives a work's outcome and lets a test await it; counts deliveries to prove "exactly once".
 final class OutcomeBox<Value: Sendable>: Sendable {
-  private let cell = SettleCell<Result<Value, any Error>>()
+  private let cell = SettleCell<Swift.Result<Value, any Error>>()
   private let deliveries = Counter()
 
   /// How many outcomes were delivered (must end at 1).
   var deliveryCount: Int { deliveries.value }
 
-  func deliver(_ result: Result<Value, any Error>) {
+  func deliver(_ result: Swift.Result<Value, any Error>) {
     deliveries.increment()
     cell.settle(result)
   }
 
   /// Awaits the outcome, then checks it was the only one so far.
-  func waitForTheOnlyOutcome() async -> Result<Value, any Error> {
+  func waitForTheOnlyOutcome() async -> Swift.Result<Value, any Error> {
     let outcome = await wait()
     #expect(deliveryCount == 1, "the work reported \(deliveryCount) times")
     return outcome
   }
 
-  func wait() async -> Result<Value, any Error> {
+  func wait() async -> Swift.Result<Value, any Error> {
     await withCheckedContinuation { continuation in
       cell.observe { continuation.resume(returning: $0) }
     }
@@ -103,7 +103,7 @@ extension CancellableWork {
   }
 
   /// Runs this work to its end in `style`, without cancelling it.
-  func outcome(as style: FacadeStyle) async -> Result<Value, any Error> {
+  func outcome(as style: FacadeStyle) async -> Swift.Result<Value, any Error> {
     await start(as: style).outcome()
   }
 }
@@ -111,7 +111,7 @@ extension CancellableWork {
 extension Future {
   /// The future's result as a `Result` (`.cancelled` as `CancellationError()`), awaited without
   /// the async bridge under test.
-  func outcome() async -> Result<T, any Error> {
+  func outcome() async -> Swift.Result<T, any Error> {
     await withCheckedContinuation { continuation in
       onComplete(.immediate) { continuation.resume(returning: $0.swiftResult) }
     }
@@ -120,7 +120,7 @@ extension Future {
 
 extension CancellablePromise {
   /// The promise's result, awaited without the async bridge under test.
-  func outcome() async -> Result<T, any Error> {
+  func outcome() async -> Swift.Result<T, any Error> {
     await withCheckedContinuation { continuation in
       promise.pipe { continuation.resume(returning: $0) }
     }

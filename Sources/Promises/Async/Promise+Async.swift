@@ -1,19 +1,20 @@
 import CancelCore
-import Promises
 
-extension Promises.Promise {
+extension Promise {
   /// Waits for this promise and returns its value.
   ///
   /// A plain promise cannot be cancelled, so cancelling the awaiting task does not stop it: the
   /// await throws `CancellationError()` at once, without waiting for the promise, which goes on
-  /// resolving for its other handlers. (Use a `CancellablePromise` to stop the work too.)
+  /// resolving for its other handlers. The cancelled await takes its callback back out of the
+  /// promise, so a long-lived pending promise keeps nothing of awaits that were cancelled. (Use a
+  /// `CancellablePromise` to stop the work too.)
   ///
   /// - Returns: the value of a fulfilled promise.
   /// - Throws: the error of a rejected promise (`PMKError.cancelled` for a cancelled one: it never
   ///   hangs its awaiter), or `CancellationError()` when the awaiting task is cancelled first.
   public func async() async throws -> T {
     if let result { return try result.get() }  // resolved: no suspension, no allocation
-    return try await awaitFirst(of: pipe)
+    return try await awaitFirst(of: self)
   }
 }
 
@@ -56,19 +57,27 @@ extension CancellablePromise {
   }
 }
 
-/// Awaits the first of: the result `subscribe` delivers, or the cancellation of the current task
-/// (then `CancellationError()`). The continuation is resumed exactly once: a core one-shot cell
-/// decides between the two.
-func awaitFirst<T: Sendable>(
-  of subscribe: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
-) async throws -> T {
-  let first = SettleCell<Result<T, any Error>>()
-  return try await withTaskCancellationHandler {
-    try await withCheckedThrowingContinuation { continuation in
-      first.observe { continuation.resume(with: $0) }
-      subscribe { first.settle($0) }
+/// Awaits the first of: `promise`'s result, or the cancellation of the current task (then
+/// `CancellationError()`). The continuation is resumed exactly once: a core one-shot cell decides
+/// between the two. An await that ends by its task's cancellation takes its callback back out of
+/// the promise, so a long-lived pending promise awaited by many cancelled tasks keeps nothing of
+/// them.
+func awaitFirst<T: Sendable>(of promise: Promise<T>) async throws -> T {
+  let first = SettleCell<Swift.Result<T, any Error>>()
+  var key: RegistrationKey?
+  do {
+    return try await withTaskCancellationHandler {
+      try await withCheckedThrowingContinuation { continuation in
+        first.observe { continuation.resume(with: $0) }
+        key = promise.pipeRemovably { first.settle($0) }
+      }
+    } onCancel: {
+      // Runs under the task's status lock: it only settles the cell; the callback leaves the
+      // promise below, on the awaiting task.
+      first.settle(.failure(CancellationError()))
     }
-  } onCancel: {
-    first.settle(.failure(CancellationError()))
+  } catch {
+    if let key { promise.removeCallback(key) }  // nothing to remove once it ran
+    throw error
   }
 }

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Frees structures of any depth without recursing on the stack.
+///
+/// A pending promise or future holds the stages waiting on it, each stage the stages waiting on
+/// it, and so on: dropping the root of a million pending stages would free them one `deinit`
+/// inside the other, a million frames deep. Instead, a host being freed hands what it still holds
+/// downstream (its waiting callbacks, or its link upstream) to ``release(_:)``. The first such
+/// call on a thread frees it at once; any call made while that runs (by the `deinit` of something
+/// it freed) only queues its value, and the first call frees the queue in a loop. The stack then
+/// stays a few frames deep whatever the depth, and everything is still freed before the first
+/// call returns, on the same thread.
+///
+/// Only `deinit`s of hosts that still hold something call it, so work that settled normally (its
+/// callbacks ran and were released then) never pays for it.
+package enum IterativeRelease {
+  /// Frees `value` now, or (inside another release on this thread) queues it for that release to
+  /// free when the current step returns.
+  package static func release<Value>(_ value: consuming Value) {
+    var held = Optional(consume value)
+    ThreadReleaseQueue.withCurrent { queue in
+      guard !queue.isReleasing else {
+        queue.pending.append(held.take()!)
+        return
+      }
+      queue.isReleasing = true
+      held = nil  // may run `deinit`s that queue more
+      // `popLast()` ends its access to `pending` before the popped value is freed at the end of
+      // each turn, so a `deinit` that queues more finds the array free to append to.
+      while let next = queue.pending.popLast() { _ = next }
+      queue.isReleasing = false
+    }
+  }
+}
+
+/// One thread's queue of values waiting to be freed. Thread-confined: only its own thread touches
+/// it.
+final class ThreadReleaseQueue {
+  var isReleasing = false
+  var pending: [Any] = []
+
+  /// Calls `body` with the calling thread's queue, created on first use and released when the
+  /// thread exits.
+  static func withCurrent(_ body: (ThreadReleaseQueue) -> Void) {
+    if let existing = pthread_getspecific(threadReleaseKey) {
+      return Unmanaged<ThreadReleaseQueue>.fromOpaque(existing)._withUnsafeGuaranteedRef(body)
+    }
+    let created = ThreadReleaseQueue()
+    pthread_setspecific(threadReleaseKey, Unmanaged.passRetained(created).toOpaque())
+    body(created)
+  }
+}
+
+/// The thread-local slot holding each thread's `ThreadReleaseQueue`.
+private let threadReleaseKey: pthread_key_t = {
+  var key = pthread_key_t()
+  #if canImport(Darwin)
+    let status = pthread_key_create(&key) { pointer in
+      Unmanaged<ThreadReleaseQueue>.fromOpaque(pointer).release()
+    }
+  #else
+    let status = pthread_key_create(&key) { pointer in
+      guard let pointer else { return }
+      Unmanaged<ThreadReleaseQueue>.fromOpaque(pointer).release()
+    }
+  #endif
+  precondition(status == 0, "pthread_key_create failed: \(status)")
+  return key
+}()

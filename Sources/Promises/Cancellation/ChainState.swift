@@ -1,0 +1,162 @@
+import CancelCore
+
+/// A cancellable chain's shared state as its stages use it: the context's source, without the
+/// context.
+///
+/// What keeps a ``CancelContext`` alive must be only what can cancel it (your members, finalizers
+/// and contexts, and chains it is linked into); the context's source keeps every pending member,
+/// and through it the stages waiting on it. A stage that held the context would therefore keep
+/// its own chain alive forever once dropped pending; stages hold this instead.
+@usableFromInline
+struct ChainState: Sendable {
+  /// The chain's source (owned by its context, which closes it when it goes away).
+  @usableFromInline let source: CancelStorage
+
+  @inlinable
+  init(source: CancelStorage) {
+    self.source = source
+  }
+
+  /// Whether the chain's cancel has started (see ``CancelContext/cancelAttempted``).
+  @inlinable var cancelAttempted: Bool { source.isCancelled }
+
+  /// Whether this chain's cancel started rejecting its members (see
+  /// `CancelContext.cancelStarted`): what a stage checks before its body starts.
+  @inlinable var cancelStarted: Bool { source.isCancelled }
+
+  /// This chain's own cancel reason (see `CancelContext.cancelReason`).
+  @usableFromInline var cancelReason: (any Error)? { source.reason }
+
+  /// Throws the cancel error if a cancel of this chain has started (see
+  /// `CancelContext.checkNotCancelled()`).
+  func checkNotCancelled() throws {
+    if cancelStarted, let reason = cancelReason { throw reason }
+  }
+
+  /// The chain's cancel error, once cancelled.
+  @usableFromInline var cancelledError: (any Error)? { source.reason }
+
+  /// Whether the chain was cancelled with the error `error` identifies (that very error object).
+  @inlinable func isCancelled(by error: ErrorIdentity) -> Bool { source.isCancelled(by: error) }
+
+  /// Cancels the chain with `error` (the first error wins).
+  func cancel(error: any Error) {
+    _ = source.cancel(reason: error)
+  }
+
+  /// Settles `promise` (a member of this chain) with `result`, or with the cancel error if this
+  /// chain's cancel has started: a cancel counts from the moment it flips the context, even before
+  /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
+  /// follows, or a stage's body may return while the cancel runs).
+  @inlinable
+  func settle<T>(_ promise: Promise<T>, with result: Swift.Result<T, Error>) {
+    if cancelAttempted, let reason = cancelledError {
+      reject(promise, cancelledWith: reason)
+    } else {
+      promise.settle(result)
+    }
+  }
+
+  /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
+  /// ``CancelContext/isCancelled`` reports) **before** delivering it, so a handler of the member
+  /// that runs synchronously already sees it. Returns whether this call settled the promise.
+  @inlinable @discardableResult
+  func reject<T>(_ promise: Promise<T>, cancelledWith reason: any Error) -> Bool {
+    switch promise.settleLeavingDelivery(.failure(reason)) {
+    case .alreadySettled: return false
+    case .settled:
+      markRejected()
+      return true
+    case .deliver:
+      markRejected()
+      promise.deliverSettled()
+      return true
+    }
+  }
+
+  /// Records that a cancel rejected a member (what ``CancelContext/isCancelled`` reports), in the
+  /// source's mark.
+  @inlinable
+  func markRejected() {
+    source.raiseMark()
+  }
+
+  /// Links `other` so that cancelling this chain cancels it too (with the same error), through
+  /// `child` (`other`'s source by default; the entry of a context after an `ensure`).
+  ///
+  /// The link keeps `other` alive while this chain can still be cancelled (until this chain's
+  /// source ends) or until `child` ends, whichever comes first: a cancel of this chain must reach
+  /// `other`'s tasks and members even when nobody else holds `other`.
+  func append(_ other: CancelContext, through child: CancelStorage? = nil) {
+    let child = child ?? other.source
+    guard child !== source else { return }
+    // Registered before the link: handlers run newest first, so a cancel passes the link on while
+    // this still holds `other` (released first, `other` could go away and close its source before
+    // the cancel reached it).
+    let keep = source.register(.onComplete { _ in withExtendedLifetime(other) {} })
+    guard child.link(to: source) else {
+      keep.unregister()
+      return
+    }
+    if keep.isActive { _ = child.register(.onComplete { _ in keep.unregister() }) }
+  }
+}
+
+/// What waits in a chain's source for one pending promise of the chain: the cancel rejects the
+/// promise. It holds the promise (the source's list holds it), so a pending member nobody else
+/// holds stays reachable by a cancel for as long as the chain can be cancelled, and is freed
+/// when the context goes away.
+@usableFromInline
+final class ChainMember<T: Sendable>: _CancelMember, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: both properties are immutable; the inherited member links are
+  // the core's, guarded by the source's lock (see `_CancelMember`).
+
+  /// The promise a cancel rejects.
+  @usableFromInline let promise: Promise<T>
+  /// The source, retained: the member may outlive every other holder of it in a cancel that took
+  /// the list, and it leaves the source through it.
+  @usableFromInline let retainedSource: CancelStorage
+
+  @inlinable
+  init(_ promise: Promise<T>, source: CancelStorage) {
+    self.promise = promise
+    retainedSource = source
+    super.init(source: Unmanaged.passUnretained(source), cancelAction: Self.rejectOnCancel)
+  }
+
+  /// The promise refers to its member unretained. A member is released while its promise is still
+  /// pending when the chain's context goes away (its source closes and lets go of its list) while
+  /// something can still settle the promise: the promise must then forget it, or its settle would
+  /// leave the source through a freed member.
+  deinit {
+    promise.forgetMember(self)
+  }
+
+  /// The chain's cancel, for this member: rejects the promise if still pending. A static
+  /// function, so that (specialized in the client) it needs no closure context.
+  @inlinable
+  static func rejectOnCancel(_ member: _CancelMember, reason: any Error) {
+    let member = unsafeDowncast(member, to: ChainMember<T>.self)
+    ChainState(source: member.retainedSource).reject(member.promise, cancelledWith: reason)
+  }
+}
+
+/// Settles one member of a chain from a callback, without keeping the chain's context alive
+/// (see ``ChainState``).
+@usableFromInline
+struct MemberSettler<T: Sendable>: Sendable {
+  @usableFromInline let promise: Promise<T>
+  @usableFromInline let chain: ChainState
+
+  @inlinable
+  init(_ member: CancellablePromise<T>) {
+    promise = member.promise
+    chain = member.cancelContext.chain
+  }
+
+  /// `CancelContext.settle(_:with:)` for this member.
+  @inlinable
+  func settle(_ result: Swift.Result<T, Error>) {
+    chain.settle(promise, with: result)
+  }
+}
