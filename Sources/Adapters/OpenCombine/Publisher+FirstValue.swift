@@ -32,7 +32,7 @@
           completion(.failure(reason))
           return
         }
-        let outcome = SettleCell<Result<Output, any Error>>()
+        let outcome = SettleCell<Swift.Result<Output, any Error>>()
         _ = outcome.observe(completion)
         let cancelled = signal.onCancel { reason in outcome.settle(.failure(reason)) }
         // Ends the subscription: cancelled by the first value or by the signal, closed by a
