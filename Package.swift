@@ -13,6 +13,20 @@ let package = Package(
     .library(name: "Futures", targets: ["Futures"]),
     .library(name: "Adapters", targets: ["Adapters"]),
   ],
+  // Opt-in integrations (SE-0450 package traits), none enabled by default: a client names the ones it
+  // wants on its `.package(..., traits: [...])` line. Each trait gates its package dependency in
+  // every target-dependency reference below (`.when(traits:)`) and its code (`#if NIO` etc. in
+  // Sources/Adapters/<Integration>/), so a build without it neither resolves nor builds that package.
+  traits: [
+    .trait(name: "NIO", description: "EventLoopFuture bridges and an EventLoop deadline scheduler (swift-nio)."),
+    .trait(
+      name: "AsyncHTTPClient",
+      description: "Cancellable AsyncHTTPClient requests carrying the token's deadline.",
+      enabledTraits: ["NIO"]),
+    .trait(name: "ServiceLifecycle", description: "Graceful shutdown as a token (swift-service-lifecycle)."),
+    .trait(name: "OpenCombine", description: "AnyCancellable and publisher bridges (OpenCombine)."),
+    .default(enabledTraits: []),
+  ],
   dependencies: [
     // Only for `swift package generate-documentation`; no module depends on it.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
@@ -22,6 +36,11 @@ let package = Package(
     // `FilePath` comes from swift-system on Linux and from the SDK's System on macOS.
     .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+    // The integrations' packages; only targets behind a trait use them (see `traits` above).
+    .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+    .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
   ],
   targets: [
     .target(name: "CancelCore"),
@@ -34,12 +53,13 @@ let package = Package(
         "CancelCore", "Tokens", "Promises", "Futures",
         .product(name: "Subprocess", package: "swift-subprocess", condition: .when(platforms: [.macOS, .linux])),
         .product(name: "SystemPackage", package: "swift-system", condition: .when(platforms: [.linux])),
-      ]),
+      ] + integrationProducts),
 
     // The examples: scenarios in a library (so tests run them too) and a thin executable.
     .target(
       name: "ExampleScenarios",
-      dependencies: ["CancelCore", "Tokens", "Promises", "Futures", "Adapters", "LocalHTTPServer"]),
+      dependencies: ["CancelCore", "Tokens", "Promises", "Futures", "Adapters", "LocalHTTPServer"]
+        + integrationProducts + integrationExampleProducts),
     // A slow HTTP server on 127.0.0.1 for the URLSession examples and tests; not a product.
     .target(name: "LocalHTTPServer", dependencies: ["CancelCore"]),
     .executableTarget(name: "Examples", dependencies: ["ExampleScenarios"]),
@@ -63,8 +83,43 @@ let package = Package(
       dependencies: ["Futures", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(
       name: "AdaptersTests",
-      dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]),
+      dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]
+        + integrationProducts + integrationTestProducts),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
   ],
   swiftLanguageModes: [.v6]
 )
+
+/// The integrations' products, each behind its trait: a target that names these builds them only
+/// when the trait is enabled (and the scenarios and tests import them under the same `#if`).
+var integrationProducts: [Target.Dependency] {
+  [
+    .product(name: "NIOCore", package: "swift-nio", condition: .when(traits: ["NIO"])),
+    .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(traits: ["AsyncHTTPClient"])),
+    .product(
+      name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
+    .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
+  ]
+}
+
+/// Test-only helpers of the integrations' packages (NIO's manual-time event loops, Lifecycle's
+/// graceful-shutdown harness), behind the same traits.
+var integrationTestProducts: [Target.Dependency] {
+  [
+    .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(traits: ["NIO"])),
+    .product(
+      name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+      condition: .when(traits: ["ServiceLifecycle"])),
+  ]
+}
+
+/// What the integration scenarios run on besides the adapters (a real event loop, Lifecycle's
+/// shutdown trigger), behind the same traits.
+var integrationExampleProducts: [Target.Dependency] {
+  [
+    .product(name: "NIOPosix", package: "swift-nio", condition: .when(traits: ["NIO"])),
+    .product(
+      name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
+      condition: .when(traits: ["ServiceLifecycle"])),
+  ]
+}

@@ -20,7 +20,8 @@ public struct Scenario: Sendable {
 }
 
 /// Every scenario, in tour order.
-public let allScenarios: [Scenario] = coreScenarios + tokenAndAdapterScenarios + promiseAndFutureScenarios
+public let allScenarios: [Scenario] =
+  coreScenarios + tokenAndAdapterScenarios + promiseAndFutureScenarios + integrationScenarios
 
 /// A scenario that did not behave as it claims.
 public struct ScenarioFailure: Error, CustomStringConvertible {

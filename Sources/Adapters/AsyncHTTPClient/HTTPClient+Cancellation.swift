@@ -1,0 +1,72 @@
+#if AsyncHTTPClient
+  import AsyncHTTPClient
+  import CancelCore
+  import NIOCore
+
+  extension HTTPClient {
+    /// A request, with its body collected in memory, that every facade can start and that
+    /// cancellation really stops: `try await …run()` (task cancellation), `.start(token:)`,
+    /// `.promise()` (a `CancellablePromise` chain), `.future()` (a cancel request).
+    ///
+    /// A cancel while the request runs cancels AsyncHTTPClient's task, which closes the
+    /// connection, and the outcome is the cancellation reason (`CancellationError()` by default; a
+    /// token's own reason), never `HTTPClientError.cancelled`, so `Error.isCancellation` is `true`.
+    /// A signal already cancelled sends nothing. A request that had already completed keeps its
+    /// response. Each start sends the request anew; the outcome is reported on one of the client's
+    /// event loops.
+    ///
+    /// The request's deadline is `deadline` if given, else the absolute deadline the starting
+    /// token or signal carries (`deadline`: the earliest of its own and its linked parents'), if
+    /// any. When it passes, AsyncHTTPClient fails the request with
+    /// `HTTPClientError.deadlineExceeded` (a failure, not a cancellation) and closes the
+    /// connection — unless the token's own timer cancelled it first, in which case the outcome is
+    /// the token's `TimeoutError`.
+    ///
+    /// - Parameters:
+    ///   - request: the request.
+    ///   - deadline: an absolute deadline for the whole request; `nil` to use the token's.
+    /// - Returns: the request, not started.
+    public func work(
+      for request: HTTPClient.Request, deadline: ContinuousClock.Instant? = nil
+    ) -> CancellableWork<HTTPClient.Response> {
+      CancellableWork { signal, completion in
+        if let reason = signal.reason {
+          completion(.failure(reason))
+          return
+        }
+        let requestDeadline = (deadline ?? signal.deadline).map(NIODeadline.init(continuous:))
+        let task = self.execute(
+          request: request, delegate: ResponseAccumulator(request: request), deadline: requestDeadline)
+        // Runs on the cancelling thread: `fail(reason:)` only marks the task and starts closing.
+        let registration = signal.onCancel { reason in task.fail(reason: reason) }
+        task.futureResult.whenComplete { result in
+          registration.unregister()
+          if case .failure = result, let reason = signal.reason {
+            completion(.failure(reason))
+          } else {
+            completion(result)
+          }
+        }
+      }
+    }
+
+    /// A `GET` of `url` that every facade can start. See ``work(for:deadline:)``; a malformed URL
+    /// fails every start with AsyncHTTPClient's error (not a cancellation).
+    public func work(get url: String, deadline: ContinuousClock.Instant? = nil) -> CancellableWork<HTTPClient.Response>
+    {
+      do {
+        return work(for: try HTTPClient.Request(url: url), deadline: deadline)
+      } catch {
+        return CancellableWork { _, completion in completion(.failure(error)) }
+      }
+    }
+  }
+
+  extension NIODeadline {
+    /// The NIO deadline at the same moment as `instant` (both clocks are monotonic: the distance
+    /// from now carries over).
+    init(continuous instant: ContinuousClock.Instant) {
+      self = .now() + TimeAmount(clamping: ContinuousClock.now.duration(to: instant))
+    }
+  }
+#endif

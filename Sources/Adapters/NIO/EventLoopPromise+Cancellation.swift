@@ -1,0 +1,82 @@
+#if NIO
+  import CancelCore
+  import Futures
+  import NIOCore
+  import Promises
+
+  extension EventLoopPromise where Value: Sendable {
+    /// The outcome of this NIO promise as work every facade can start; a cancel fails the NIO
+    /// promise with the cancellation reason.
+    ///
+    /// Use it where you own the NIO promise and its producer watches it (a channel handler, a
+    /// `scheduleTask` it made): cancelling a `run()`, `start(token:)`, `promise()` or `future()` of
+    /// this work fails the NIO promise with the reason (`CancellationError()` by default), so every
+    /// other observer of `futureResult` sees a cancellation (`Error.isCancellation` is `true`). A NIO
+    /// promise that ends first ends the work with its result, and a later cancel changes nothing
+    /// (NIO keeps a promise's first outcome).
+    ///
+    /// Every start observes the same NIO promise; the outcome is reported on the promise's event
+    /// loop, or at once on the calling thread if the NIO future had already ended.
+    public var cancellableWork: CancellableWork<Value> {
+      CancellableWork { signal, completion in
+        // Registered first: on an already-cancelled signal it fails the promise at once, and
+        // `whenComplete` below then reports that failure.
+        let registration = signal.onCancel { reason in self.fail(reason) }
+        futureResult.whenComplete { result in
+          registration.unregister()
+          completion(result)
+        }
+      }
+    }
+
+    /// A cancellable promise that ends as this NIO promise does; `cancel()` on its chain fails the
+    /// NIO promise with a cancellation error.
+    ///
+    /// The chain's rejection on cancel is immediate (`PMKError.cancelled`, as for every cancellable
+    /// chain); the NIO promise is failed at the same moment.
+    public func asCancellablePromise() -> CancellablePromise<Value> {
+      cancellableWork.promise()
+    }
+
+    /// A future that ends as this NIO promise does; a cancel request on it fails the NIO promise
+    /// with a cancellation error, and the future completes `.cancelled`.
+    public func asFuture() -> Future<Value> {
+      cancellableWork.future()
+    }
+  }
+
+  extension EventLoopFuture where Value: Sendable {
+    /// This NIO future's outcome as work every facade can start; a cancel ends our side at once
+    /// with the reason and leaves the NIO future alone.
+    ///
+    /// A NIO future cannot be stopped by its consumers (only its promise's owner can end it): a
+    /// cancel ends the work with the cancellation reason, and the NIO future's later outcome is
+    /// ignored. A NIO future that ends first ends the work with its result. To make a cancel reach
+    /// the producer, start from its `EventLoopPromise` (`EventLoopPromise.cancellableWork`).
+    public var cancellableWork: CancellableWork<Value> {
+      CancellableWork { signal, completion in
+        // A relay of our own: failing it on cancel ends our side without touching `self`.
+        let relay = self.eventLoop.makePromise(of: Value.self)
+        self.cascade(to: relay)
+        relay.cancellableWork.start(signal: signal, completion: completion)
+      }
+    }
+
+    /// A promise that ends as this NIO future does (on the future's event loop).
+    public func asPromise() -> Promises.Promise<Value> {
+      Promises.Promise { resolver in whenComplete { resolver.resolve($0) } }
+    }
+
+    /// A cancellable promise that ends as this NIO future does; `cancel()` rejects the chain at once
+    /// and leaves the NIO future running. See `EventLoopFuture.cancellableWork`.
+    public func asCancellablePromise() -> CancellablePromise<Value> {
+      cancellableWork.promise()
+    }
+
+    /// A future that ends as this NIO future does; a cancel request completes it `.cancelled` at
+    /// once and leaves the NIO future running. See `EventLoopFuture.cancellableWork`.
+    public func asFuture() -> Future<Value> {
+      cancellableWork.future()
+    }
+  }
+#endif

@@ -1,0 +1,123 @@
+#if NIO
+  import Adapters
+  import Futures
+  import NIOCore
+  import NIOEmbedded
+  import Promises
+  import Testing
+  import Tokens
+
+  @Suite("SwiftNIO: EventLoopFuture bridges")
+  struct EventLoopFutureBridgeTests {
+    /// A thread-safe loop with manual time (callbacks run on its own queue).
+    let loop = NIOAsyncTestingEventLoop()
+
+    @Test(arguments: FacadeStyle.allCases)
+    func cancellingOurSideFailsTheNIOPromiseWithACancellation(style: FacadeStyle) async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let started = await nioPromise.cancellableWork.start(as: style)
+      started.cancel()
+      let outcome = await started.outcome()
+      #expect(throws: (any Error).self) { try outcome.get() }
+      #expect(outcome.failure?.isCancellation == true)
+      let nioError = await #expect(throws: (any Error).self) { try await nioPromise.futureResult.get() }
+      #expect(nioError?.isCancellation == true, "the NIO promise failed with \(String(describing: nioError))")
+    }
+
+    @Test(arguments: FacadeStyle.allCases)
+    func aNIOPromiseThatEndsFirstEndsOursWithItsValue(style: FacadeStyle) async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let started = await nioPromise.cancellableWork.start(as: style)
+      nioPromise.succeed(42)
+      #expect(try await started.outcome().get() == 42)
+      started.cancel()
+      #expect(try await nioPromise.futureResult.get() == 42)
+    }
+
+    @Test(arguments: FacadeStyle.allCases)
+    func aNIOFailureEndsOursWithTheSameErrorWhichIsNoCancellation(style: FacadeStyle) async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let started = await nioPromise.cancellableWork.start(as: style)
+      nioPromise.fail(ChannelError.ioOnClosedChannel)
+      let outcome = await started.outcome()
+      #expect(outcome.failure as? ChannelError == .ioOnClosedChannel)
+      #expect(outcome.failure?.isCancellation == false)
+    }
+
+    @Test(arguments: FacadeStyle.allCases)
+    func cancellingAConsumerOfANIOFutureEndsOursAndLeavesTheNIOFutureRunning(style: FacadeStyle) async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let started = await nioPromise.futureResult.cancellableWork.start(as: style)
+      started.cancel()
+      #expect(await started.outcome().failure?.isCancellation == true)
+      nioPromise.succeed(7)
+      #expect(try await nioPromise.futureResult.get() == 7)
+    }
+
+    @Test func anAlreadyCancelledTokenFailsTheNIOPromiseAtOnce() async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let request = CancellationRequest()
+      request.cancel(reason: TimeoutError(timeout: .seconds(1)))
+      let outcome = await withCheckedContinuation { continuation in
+        nioPromise.cancellableWork.start(token: request.token) { continuation.resume(returning: $0) }
+      }
+      #expect(outcome.failure is TimeoutError)
+      await #expect(throws: TimeoutError.self) { try await nioPromise.futureResult.get() }
+    }
+
+    @Test func aNIOFutureConvertsToAPromiseThatFollowsIt() async throws {
+      let nioPromise = loop.makePromise(of: String.self)
+      let promise = nioPromise.futureResult.asPromise()
+      #expect(promise.isPending)
+      nioPromise.succeed("done")
+      #expect(try await promise.async() == "done")
+    }
+
+    @Test func aCancelledChainFailsItsNIOFutureWithACancellation() async throws {
+      let (chain, _) = CancellablePromise<Int>.pending()
+      let nioFuture = chain.map(on: nil) { $0 + 1 }.eventLoopFuture(on: loop)
+      chain.cancel()
+      let error = await #expect(throws: (any Error).self) { try await nioFuture.get() }
+      #expect(error?.isCancellation == true)
+    }
+
+    @Test func aFulfilledPromiseSucceedsItsNIOFuture() async throws {
+      let (promise, resolver) = Promises.Promise<Int>.pending()
+      let nioFuture = promise.eventLoopFuture(on: loop)
+      resolver.fulfill(5)
+      #expect(try await nioFuture.get() == 5)
+    }
+
+    @Test func aCancelledFutureFailsItsNIOFutureWithCancellationError() async throws {
+      let producer = Futures.Promise<Int>()
+      producer.automaticallyCancelOnRequestCancel()
+      let nioFuture = producer.future.eventLoopFuture(on: loop)
+      producer.future.getCancelToken().cancel()
+      await #expect(throws: CancellationError.self) { try await nioFuture.get() }
+    }
+
+    @Test func aSucceededFutureSucceedsItsNIOFuture() async throws {
+      let producer = Futures.Promise<Int>()
+      let nioFuture = producer.future.eventLoopFuture(on: loop)
+      producer.completeWithSuccess(3)
+      #expect(try await nioFuture.get() == 3)
+    }
+
+    @Test func aCancellablePromiseFromANIOPromiseFailsItOnCancel() async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let chain = nioPromise.asCancellablePromise()
+      chain.cancel()
+      await #expect(throws: (any Error).self) { try await nioPromise.futureResult.get() }
+      #expect(chain.isCancelled)
+    }
+
+    @Test func aFutureFromANIOPromiseFailsItOnACancelRequest() async throws {
+      let nioPromise = loop.makePromise(of: Int.self)
+      let future = nioPromise.asFuture()
+      future.getCancelToken().cancel()
+      let error = await #expect(throws: (any Error).self) { try await nioPromise.futureResult.get() }
+      #expect(error?.isCancellation == true)
+      await #expect(throws: CancellationError.self) { try await future.async() }
+    }
+  }
+#endif

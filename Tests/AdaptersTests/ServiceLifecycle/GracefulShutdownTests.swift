@@ -1,0 +1,124 @@
+#if ServiceLifecycle
+  import Adapters
+  import Futures
+  import Promises
+  import ServiceLifecycle
+  import ServiceLifecycleTestKit
+  import TestSupport
+  import Testing
+
+  @Suite("ServiceLifecycle: graceful shutdown")
+  struct GracefulShutdownTests {
+    @Test func aGracefulShutdownCancelsTheTokenWithGracefulShutdownError() async throws {
+      await testGracefulShutdown { trigger in
+        await withGracefulShutdownToken { token in
+          #expect(!token.isCancelled)
+          trigger.triggerGracefulShutdown()
+          await token.cancelled()
+          #expect(token.reason is GracefulShutdownError)
+          #expect(token.reason?.isCancellation == true)
+        }
+      }
+    }
+
+    // Lifecycle holds its own lock while it runs shutdown handlers, and reading
+    // `Task.isShuttingDownGracefully` takes that lock: a token handler run there would deadlock.
+    @Test(.timeLimit(.minutes(1)))
+    func aTokenHandlerReadingLifecycleStateRunsOutsideLifecyclesLock() async throws {
+      await testGracefulShutdown { trigger in
+        let seen = OutcomeBox<Bool>()
+        await withGracefulShutdownToken { token in
+          token.onCancel { seen.deliver(.success(Task.isShuttingDownGracefully)) }
+          trigger.triggerGracefulShutdown()
+          #expect((try? await seen.wait().get()) == true)
+        }
+      }
+    }
+
+    @Test func aServiceAlreadyShuttingDownStartsTheBodyWithACancelledToken() async throws {
+      await testGracefulShutdown { trigger in
+        trigger.triggerGracefulShutdown()
+        await withGracefulShutdownToken { token in
+          #expect(token.isCancelled)
+          #expect(token.reason is GracefulShutdownError)
+        }
+      }
+    }
+
+    @Test func aShutdownAfterTheBodyReturnedLeavesTheTokenNotCancelled() async throws {
+      await testGracefulShutdown { trigger in
+        let token = await withGracefulShutdownToken { $0 }
+        #expect(token.isCompleted)
+        trigger.triggerGracefulShutdown()
+        #expect(!token.isCancelled)
+      }
+    }
+
+    @Test func outsideAServiceGroupTheTokenIsNeverCancelled() async throws {
+      let token = await withGracefulShutdownToken { token in
+        #expect(!token.isCancelled)
+        return token
+      }
+      #expect(token.isCompleted && !token.isCancelled)
+    }
+
+    @Test func aShutdownCancelsABoundChainThroughTheToken() async throws {
+      await testGracefulShutdown { trigger in
+        await withGracefulShutdownToken { token in
+          let (chain, _) = CancellablePromise<Int>.pending()
+          token.register(cancelable: chain)
+          trigger.triggerGracefulShutdown()
+          await token.cancelled()
+          #expect(chain.isCancelled)
+        }
+      }
+    }
+
+    @Test func aShutdownCancelsAnAwaitedChainWithGracefulShutdownError() async throws {
+      await testGracefulShutdown { trigger in
+        let (chain, _) = CancellablePromise<Int>.pending()
+        let tail = chain.map(on: nil) { $0 * 2 }
+        let value = Task { try await tail.cancelOnGracefulShutdown() }
+        trigger.triggerGracefulShutdown()
+        await #expect(throws: GracefulShutdownError.self) { try await value.value }
+        #expect(chain.isCancelled)
+        #expect(chain.cancelledError is GracefulShutdownError)
+      }
+    }
+
+    @Test func aShutdownRequestsCancellationOfAnAwaitedFuture() async throws {
+      await testGracefulShutdown { trigger in
+        let producer = Futures.Promise<Int>()
+        let requested = OutcomeBox<Void>()
+        producer.onRequestCancel(.immediate) { _ in
+          requested.deliver(.success(()))
+          return .complete(.cancelled)
+        }
+        let value = Task { try await producer.future.cancelOnGracefulShutdown() }
+        trigger.triggerGracefulShutdown()
+        await #expect(throws: GracefulShutdownError.self) { try await value.value }
+        _ = await requested.wait()
+      }
+    }
+
+    @Test func aShutdownCancelsAnAwaitedTask() async throws {
+      await testGracefulShutdown { trigger in
+        let task = Task { try await suspendUntilCancelled() }
+        let value = Task { try await task.cancelOnGracefulShutdown() }
+        trigger.triggerGracefulShutdown()
+        await #expect(throws: GracefulShutdownError.self) { try await value.value }
+        #expect(task.isCancelled)
+      }
+    }
+
+    @Test func aChainThatSettlesBeforeTheShutdownKeepsItsValue() async throws {
+      await testGracefulShutdown { trigger in
+        let chain = Promises.Promise.value(4).cancellize()
+        #expect((try? await chain.cancelOnGracefulShutdown()) == 4)
+        trigger.triggerGracefulShutdown()
+        #expect(!chain.isCancelled)
+      }
+    }
+  }
+
+#endif
