@@ -5,7 +5,8 @@
 /// would close a cycle of futures waiting on each other is refused: the future it would have
 /// handed over fails with this error at once, and so does every future of the would-be cycle
 /// that was waiting on it, so none of them stays pending forever and a cancel request never
-/// travels round the cycle.
+/// travels round the cycle. The check looks at most 64 futures upstream: the futures of a longer
+/// cycle stay pending (a cancel request on them still returns, visiting each once).
 public struct CompletionCycleError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The error.
   public init() {}

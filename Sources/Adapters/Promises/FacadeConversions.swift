@@ -96,10 +96,9 @@ extension CancellationToken {
 extension CancellationToken {
   /// Requests `future`'s cancellation (with `options`) when this token is cancelled.
   ///
-  /// Prefer this to `register(cancelable: future.getCancelToken())`: that registration holds the
-  /// `CancelToken` weakly (as it holds every class instance), and a `CancelToken` made just for
-  /// the call is released at once, so the request would never be made. Here the future is held
-  /// weakly — a future nobody holds any more is skipped — and the request object is made when
+  /// Unlike `register(cancelable: future.getCancelToken())`, which holds the `CancelToken` (and
+  /// through it the future) until the future ends or this token completes, this holds the future
+  /// weakly — a future nobody holds any more is skipped — and makes the request object only when
   /// the token is cancelled.
   ///
   /// - Parameters:

@@ -4,6 +4,7 @@
   import NIOCore
   import NIOEmbedded
   import Promises
+  import TestSupport
   import Testing
   import Tokens
 
@@ -118,6 +119,25 @@
       let error = await #expect(throws: (any Error).self) { try await nioPromise.futureResult.get() }
       #expect(error?.isCancellation == true)
       await #expect(throws: CancellationError.self) { try await future.async() }
+    }
+
+    @Test func aBridgedPromiseDroppedWhilePendingFailsItsNIOFutureInsteadOfLeakingIt() async {
+      let embedded = EmbeddedEventLoop()
+      var nioFutures: [EventLoopFuture<Int>] = []
+      do {
+        let (promise, _) = Promises.Promise<Int>.pending()
+        let (guarantee, _) = Guarantee<Int>.pending()
+        let producer = Futures.Promise<Int>()
+        nioFutures.append(promise.eventLoopFuture(on: embedded))
+        nioFutures.append(guarantee.eventLoopFuture(on: embedded))
+        nioFutures.append(producer.future.eventLoopFuture(on: embedded))
+      }
+      // Nothing can settle them any more: each NIO future fails (NIO's debug build stops the
+      // process on a promise freed uncompleted).
+      let failures = Recorder<Bool>()
+      for future in nioFutures { future.whenFailure { failures.record($0 is CancellationError) } }
+      embedded.run()
+      #expect(failures.values == [true, true, true])
     }
   }
 #endif
