@@ -32,7 +32,7 @@ struct CoreConcurrentModelTests {
 /// The shared sources of one race and what each thread saw.
 //
 // Safety of `@unchecked Sendable`: `sources` and `signals` never change after `init`; each thread
-// writes only its own element of `seen`, and `check` reads them only after `race` has waited for
+// writes only its own `seenBy…` property, and `check` reads them only after `race` has waited for
 // both threads (a releasing store and acquiring load of its counters order these accesses).
 final class RacedSources: @unchecked Sendable {
   /// One registration a thread made.
@@ -56,7 +56,11 @@ final class RacedSources: @unchecked Sendable {
 
   let sources: [CancelSource]
   let signals: [CancelSignal]
-  var seen = [Seen(), Seen()]
+  /// What each thread saw: two stored properties, not an array, so that the two threads' writes
+  /// are separate accesses.
+  var seenByFirst = Seen()
+  var seenBySecond = Seen()
+  var seen: [Seen] { [seenByFirst, seenBySecond] }
 
   init(count: Int) {
     sources = (0..<count).map { _ in CancelSource() }
@@ -95,7 +99,7 @@ final class RacedSources: @unchecked Sendable {
         mine.parents[a, default: []].append(b)
       }
     }
-    seen[thread] = mine
+    if thread == 0 { seenByFirst = mine } else { seenBySecond = mine }
   }
 
   func check(programs: [[CoreStep]]) {
