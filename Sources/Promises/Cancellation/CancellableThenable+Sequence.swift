@@ -122,6 +122,23 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
       return first
     }
   }
+
+  /// The first element `test` accepts; rejects with ``PMKError/emptySequence`` if there is none.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `test` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - test: the condition; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func firstValue(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    where test: @escaping @Sendable (T.Element) -> Bool
+  ) -> CancellablePromise<T.Element> {
+    map(on: on, flags: flags) { sequence in
+      guard let first = sequence.first(where: test) else { throw PMKError.emptySequence }
+      return first
+    }
+  }
 }
 
 extension CancellableThenable where T: Collection, T.Element: Sendable {
