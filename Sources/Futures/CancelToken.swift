@@ -5,11 +5,14 @@
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
 /// so anything that cancels a `Cancellable` can request it; as a `CancellableHandle`, a token
 /// registration holds it until the future completes.
-public final class CancelToken: CancellableHandle, Sendable {
+public final class CancelToken: CancellableHandle, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `used` is read and written only inside `lock.withLock`;
+  // `target` never changes.
   private let target: _FutureCore
-  /// Used once: the core's first-caller-wins transition makes "at most once" exact across
-  /// threads.
-  private let used = CancelSource()
+  private let lock = CoreLock()
+  /// Whether this token requested: set once, under the lock, by the first `cancel`, which makes
+  /// "at most once" exact across threads.
+  @exclusivity(unchecked) private var used = false
 
   init(target: _FutureCore) {
     self.target = target
@@ -23,7 +26,12 @@ public final class CancelToken: CancellableHandle, Sendable {
   ///
   /// - Parameter options: how the request travels; none by default.
   public func cancel(_ options: CancellationOptions = []) {
-    guard used.cancel(reason: CancellationError()) else { return }
+    guard
+      lock.withLock({ () -> Bool in
+        defer { used = true }
+        return !used
+      })
+    else { return }
     target.requestCancel(options)
   }
 
@@ -34,7 +42,7 @@ public final class CancelToken: CancellableHandle, Sendable {
 
   /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
   /// future has not completed.
-  public var cancelCanBeRequested: Bool { !used.isCancelled && !target.isCompleted }
+  public var cancelCanBeRequested: Bool { !lock.withLock { used } && !target.isCompleted }
 
   /// Runs `body` once the future has completed (at once if it already has), on the completing
   /// thread. It does not count as a consumer of the future: where requests go is unchanged.
