@@ -26,13 +26,17 @@ public final class CancelToken: CancellableHandle, @unchecked Sendable {
   ///
   /// - Parameter options: how the request travels; none by default.
   public func cancel(_ options: CancellationOptions = []) {
-    guard
-      lock.withLock({ () -> Bool in
-        defer { used = true }
-        return !used
-      })
-    else { return }
+    guard takeTheRequest() else { return }
     target.requestCancel(options)
+  }
+
+  /// `true` for the first caller only: the once-flag of "each token requests at most once".
+  private func takeTheRequest() -> Bool {
+    lock.withLock {
+      if used { return false }
+      used = true
+      return true
+    }
   }
 
   /// Requests cancellation with no options. The same as `cancel([])`.
