@@ -372,11 +372,10 @@ extension _FutureCore: DeferredDelivery {
 /// A future's result with its value erased: a value of one of the scalar types `InlineScalar`
 /// covers travels inline as its bits, any other in a `ValueBox` of the future's value type.
 ///
-/// Copying it is at most a retain, where an `any Sendable` payload was copied and destroyed
-/// through value witnesses and read back with a runtime dynamic cast (measured: over a fifth of a
-/// `map` stage). The inline case saves the box's allocation, about 280 instructions per success
-/// (measured on a `map` stage of `Int`), and costs no size: the enum is 9 bytes, and the one byte
-/// more fits in the padding beside the state machine's phase.
+/// Copying it is at most a retain, where an `any Sendable` payload would be copied and destroyed
+/// through value witnesses and read back with a runtime dynamic cast. The inline case saves the
+/// box's allocation and costs no size: the enum is 9 bytes, and the one byte more fits in the
+/// padding beside the state machine's phase.
 @usableFromInline
 enum ErasedResult: Sendable {
   /// A success whose value is of a type `InlineScalar` covers, as its bits.
