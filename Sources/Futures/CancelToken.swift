@@ -5,11 +5,14 @@
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
 /// so anything that cancels a `Cancellable` can request it; as a `CancellableHandle`, a token
 /// registration holds it until the future completes.
-public final class CancelToken: CancellableHandle, Sendable {
+public final class CancelToken: CancellableHandle, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `used` is read and written only inside `lock.withLock`;
+  // `target` never changes.
   private let target: _FutureCore
-  /// Used once: the core's first-caller-wins transition makes "at most once" exact across
-  /// threads.
-  private let used = CancelSource()
+  private let lock = CoreLock()
+  /// Whether this token requested: set once, under the lock, by the first `cancel`, which makes
+  /// "at most once" exact across threads.
+  @exclusivity(unchecked) private var used = false
 
   init(target: _FutureCore) {
     self.target = target
@@ -23,8 +26,17 @@ public final class CancelToken: CancellableHandle, Sendable {
   ///
   /// - Parameter options: how the request travels; none by default.
   public func cancel(_ options: CancellationOptions = []) {
-    guard used.cancel(reason: CancellationError()) else { return }
+    guard takeTheRequest() else { return }
     target.requestCancel(options)
+  }
+
+  /// `true` for the first caller only: the once-flag of "each token requests at most once".
+  private func takeTheRequest() -> Bool {
+    lock.withLock {
+      if used { return false }
+      used = true
+      return true
+    }
   }
 
   /// Requests cancellation with no options. The same as `cancel([])`.
@@ -34,7 +46,7 @@ public final class CancelToken: CancellableHandle, Sendable {
 
   /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
   /// future has not completed.
-  public var cancelCanBeRequested: Bool { !used.isCancelled && !target.isCompleted }
+  public var cancelCanBeRequested: Bool { !lock.withLock { used } && !target.isCompleted }
 
   /// Runs `body` once the future has completed (at once if it already has), on the completing
   /// thread. It does not count as a consumer of the future: where requests go is unchanged.

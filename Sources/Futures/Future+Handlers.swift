@@ -79,7 +79,7 @@ extension Future {
   public final func map<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
-    ValueStage<T, S>(executor: executor.resolvedForRegistration, block: block).attach(to: self)
+    onSuccess(executor, block: block)
   }
 
   /// Runs `block` with the error if this future fails.

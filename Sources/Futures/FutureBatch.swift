@@ -100,10 +100,8 @@ extension Future {
   /// Makes `other`'s upstream links this future's too (the batch's two futures share the inputs'
   /// callbacks).
   final func share(upstreamOf other: _FutureCore) {
-    var links = other.lock.withLock { other.upstream }
-    lock.withLock {
-      guard !machine.isSettled else { return }
-      swap(&links, &upstream)
-    }
+    let links = other.lock.withLock { other.requests.upstream }
+    let leftover = lock.withLock { requests.waitOn(links, isSettled: machine.isSettled) }
+    _ = leftover  // released after unlocking
   }
 }

@@ -1,38 +1,34 @@
 /// The part of every ``Future`` that does not depend on its value type.
 ///
 /// An implementation detail: use ``Future``. It cannot be created or subclassed outside this
-/// module.
+/// module. It is public only because ``Future`` is its subclass, and a public class's superclass
+/// must be public too.
 ///
-/// All the state and synchronization of a future lives here, in non-generic types: the result
-/// (a scalar value inline, any other boxed: see `ErasedResult`), the callbacks, and the cancel-request state. Generic code
-/// running unspecialized (which is how a client module runs this module's generics) would
-/// otherwise look up the runtime metadata of every composite generic type it touches, on every
-/// use; measured, that was most of the cost of a stage.
+/// All the state and synchronization of a future lives here, in non-generic types, so that
+/// generic code running unspecialized (which is how a client module runs this module's generics)
+/// does not look up the runtime metadata of composite generic types on every use: the result (a
+/// scalar value inline, any other boxed: see `ErasedResult`) and the callbacks in a
+/// `SettleStateMachine`, the cancel-request state in a `FutureRequestStateMachine`. Both are
+/// called only under `lock`, and what they return is done after unlocking.
 public class _FutureCore: @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `requested`, `isClaimed`, `machine`, `upstream` and `extras`
-  // (and the extras' contents) are read and written only inside `lock.withLock`, except a
-  // stage's first link upstream, written under its parent's lock before anything else can reach
-  // the stage (see `attachStage`); values removed from them (callbacks, handlers, upstream links)
-  // are released after unlocking, and every callback runs after unlocking. `stageExecutor` never
-  // changes.
+  // Safety of `@unchecked Sendable`: `requests` and `machine` are read and written only inside
+  // `lock.withLock`, except a stage's first link upstream, written under its parent's lock before
+  // anything else can reach the stage (see `attachStage`); values removed from them (callbacks,
+  // handlers, upstream links) are released after unlocking, and every callback runs after
+  // unlocking. `stageExecutor` never changes.
   //
-  // Fields are ordered so that the one-byte ones share the lock's word: a derived stage (this,
-  // plus its block) is 104 bytes, the most glibc serves from its fastbins under package-
-  // benchmark's malloc interposer (see `SettleStateMachine`).
-  let lock = CoreLock()
-  /// The union of every request that reached this future.
-  @exclusivity(unchecked) final var requested = PackedOptions.none
-  /// Whether the producer handed the future to another one (``Completion/completeUsing(_:)``).
-  @exclusivity(unchecked) final var isClaimed = false
+  // Fields are ordered so that `stageExecutor` and the lock fill the word that ends with the
+  // request machine's one-byte fields, which keeps a derived stage (this, plus its block) within
+  // the allocation size docs/performance.md explains.
+  /// The cancel-request state: where requests go, what reached the future, the handlers.
+  @exclusivity(unchecked) final var requests: FutureRequestStateMachine
   /// Where a derived stage runs its block (`.immediate` for other futures).
   @usableFromInline final let stageExecutor: StageExecutor
+  let lock = CoreLock()
   @exclusivity(unchecked) final var machine: SettleStateMachine<ErasedResult, FutureCallback>
-  /// The futures this one waits on: where requests are forwarded.
-  @exclusivity(unchecked) final var upstream = Upstream.none
-  /// Rarely used state, allocated on first need.
-  @exclusivity(unchecked) final var extras: FutureExtras?
 
   init(pending: ()) {
+    requests = FutureRequestStateMachine()
     stageExecutor = .immediate
     machine = SettleStateMachine()
   }
@@ -43,13 +39,11 @@ public class _FutureCore: @unchecked Sendable {
     // long chain would overflow the stack. The core frees them in a loop instead. A completed
     // future handed both out already: nothing to do.
     if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
-    if case .none = upstream {
+    if case .none = requests.upstream {
     } else {
       // Moved out, not copied: the field's own reference would otherwise be released after this
       // body, outside the loop.
-      var link = Upstream.none
-      swap(&link, &upstream)
-      IterativeRelease.release(consume link)
+      IterativeRelease.release(requests.takeUpstream())
     }
   }
 
@@ -57,40 +51,16 @@ public class _FutureCore: @unchecked Sendable {
   /// `executor` is `.stored`).
   @usableFromInline
   init(pendingStage executor: StageExecutor, stored: Executor?) {
+    requests = FutureRequestStateMachine(storedExecutor: stored)
     stageExecutor = executor
-    if let stored { extras = FutureExtras(executor: stored) }
     machine = SettleStateMachine()
   }
 
   @usableFromInline
   init(settled result: ErasedResult) {
+    requests = FutureRequestStateMachine()
     stageExecutor = .immediate
     machine = SettleStateMachine(settled: result)
-  }
-
-  /// The extras, made if missing. Call it with the lock held.
-  final func lockedExtras() -> FutureExtras {
-    if let extras { return extras }
-    let made = FutureExtras(executor: .immediate)
-    extras = made
-    return made
-  }
-
-  /// The union of every request that reached this future, `nil` if none did. Use it with the
-  /// lock held.
-  final var requestedOptions: CancellationOptions? {
-    get {
-      if requested.isSpilled { return extras?.requested }
-      return requested.options
-    }
-    set {
-      if let packed = PackedOptions(newValue) {
-        requested = packed
-      } else {
-        lockedExtras().requested = newValue
-        requested = .spilled
-      }
-    }
   }
 
   /// A derived stage's executor.
@@ -100,7 +70,7 @@ public class _FutureCore: @unchecked Sendable {
     case .immediate: return .immediate
     case .main: return .main
     case .async: return .async
-    case .stored: return lock.withLock { extras?.executor ?? .immediate }
+    case .stored: return lock.withLock { requests.storedExecutor }
     }
   }
 
@@ -111,7 +81,7 @@ public class _FutureCore: @unchecked Sendable {
   public final var isCompleted: Bool { lock.withLock { machine.isSettled } }
 
   /// Whether a cancel request has reached this future.
-  final var isCancellationRequested: Bool { lock.withLock { requested != .none } }
+  final var isCancellationRequested: Bool { lock.withLock { requests.isRequested } }
 
   // MARK: - Settling and delivery
 
@@ -168,14 +138,10 @@ public class _FutureCore: @unchecked Sendable {
     _ result: ErasedResult, unlessClaimed: Bool, released: inout ReleasedRequestState
   ) -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction {
     lock.withLock { () -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction in
-      if unlessClaimed && isClaimed { return .alreadySettled }
+      guard requests.allowsCompletion(unlessClaimed: unlessClaimed) else { return .alreadySettled }
       let action = machine.settle(result)
       if case .alreadySettled = action { return action }
-      if case .none = upstream {} else { swap(&released.upstream, &upstream) }
-      if let extras {
-        if !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
-        if !extras.endObservers.isEmpty { swap(&released.endObservers, &extras.endObservers) }
-      }
+      released = requests.completed()
       return action
     }
   }
@@ -221,8 +187,7 @@ public class _FutureCore: @unchecked Sendable {
   /// answer a request with a completion. `nil` (and nothing taken) otherwise.
   final func takeWaitingIfAbandoned() -> SettleCallbackBatch<FutureCallback>? {
     lock.withLock { () -> SettleCallbackBatch<FutureCallback>? in
-      guard !machine.isSettled, !isClaimed, machine.hasWaiting else { return nil }
-      if let extras, !extras.handlers.isEmpty { return nil }
+      guard !machine.isSettled, machine.hasWaiting, requests.onlyProducerCanComplete else { return nil }
       return machine.takeWaiting()
     }
   }
@@ -244,11 +209,7 @@ public class _FutureCore: @unchecked Sendable {
   /// it already has). Unlike a callback, `body` is no consumer: it changes nothing about where
   /// requests go (see the "Cancellation trees" article).
   final func whenCompleted(_ body: @escaping @Sendable () -> Void) {
-    let added = lock.withLock { () -> Bool in
-      guard !machine.isSettled else { return false }
-      lockedExtras().endObservers.append(body)
-      return true
-    }
+    let added = lock.withLock { requests.addEndObserver(body, isSettled: machine.isSettled) }
     if !added { body() }
   }
 
@@ -275,40 +236,27 @@ public class _FutureCore: @unchecked Sendable {
   @usableFromInline
   final func bind(to source: _FutureCore, claim: Bool, replacing: Bool = false) -> Bool {
     if claim {
-      let claimed = lock.withLock { () -> Bool in
-        guard !machine.isSettled, !isClaimed else { return false }
-        isClaimed = true
-        return true
-      }
-      guard claimed else { return false }
+      guard lock.withLock({ requests.claim(isSettled: machine.isSettled) }) else { return false }
     }
     if source === self {
       settle(.fail(CompletionCycleError()), detachUpstream: true)
       return true
     }
     guard let key = source.observe(.forward(to: self)) else { return true }
-    var replaced = Upstream.none
-    let outcome = lock.withLock { () -> (settled: Bool, pending: CancellationOptions?) in
-      if machine.isSettled { return (true, nil) }
-      replaced = upstream
-      upstream = .one(source, key)
-      var pending = extras?.unforwarded.take()
-      if replacing, case .one = replaced, let requested = requestedOptions {
-        pending = requested.union(pending ?? []).subtracting(.forceThisFutureToBeCancelledImmediately)
-      }
-      return (false, pending)
+    let action = lock.withLock {
+      requests.bind(to: source, key: key, replacing: replacing, isSettled: machine.isSettled)
     }
-    if outcome.settled {
+    switch action {
+    case .completed:
       source.removeConsumer(key)
-      return true
+    case .bound(let replaced, let forward):
+      if replacing { replaced.removeConsumers() }
+      if source.waitsOn(self) {
+        settle(.fail(CompletionCycleError()), detachUpstream: true)
+      } else if let forward {
+        driveRequest(RequestHop(from: self, to: source, key: key, options: forward), processed: self)
+      }
     }
-    if replacing { replaced.removeConsumers() }
-    if source.waitsOn(self) {
-      settle(.fail(CompletionCycleError()), detachUpstream: true)
-    } else if let options = outcome.pending {
-      driveRequest(RequestHop(from: self, to: source, key: key, options: options), processed: self)
-    }
-    _ = replaced
     return true
   }
 
@@ -326,7 +274,7 @@ public class _FutureCore: @unchecked Sendable {
     var node = self
     for _ in 0..<Self.cycleSearchLimit {
       if node === target { return true }
-      switch node.lock.withLock({ node.upstream }) {
+      switch node.lock.withLock({ node.requests.upstream }) {
       case .none: return false
       case .one(let next, _): node = next
       case .many: return node.waitsOnAnyPath(target)
@@ -345,7 +293,7 @@ public class _FutureCore: @unchecked Sendable {
     while let node = next.popLast(), visited.count < Self.cycleSearchLimit {
       if node === target { return true }
       guard visited.insert(ObjectIdentifier(node)).inserted else { continue }
-      switch node.lock.withLock({ node.upstream }) {
+      switch node.lock.withLock({ node.requests.upstream }) {
       case .none: break
       case .one(let parent, _): next.append(parent)
       case .many(let links): for link in links { next.append(link.node) }
@@ -367,7 +315,7 @@ public class _FutureCore: @unchecked Sendable {
     let action = parent.lock.withLock {
       () -> SettleStateMachine<ErasedResult, FutureCallback>.ObserveAction in
       let action = parent.machine.observe(callback)
-      if case .queued(let key) = action { upstream = .one(parent, key) }
+      if case .queued(let key) = action { requests.waitOnParent(parent, key: key) }
       return action
     }
     if case .runNow(let callback, let result) = action { callback.run(result)?.deliverNow() }
@@ -424,11 +372,10 @@ extension _FutureCore: DeferredDelivery {
 /// A future's result with its value erased: a value of one of the scalar types `InlineScalar`
 /// covers travels inline as its bits, any other in a `ValueBox` of the future's value type.
 ///
-/// Copying it is at most a retain, where an `any Sendable` payload was copied and destroyed
-/// through value witnesses and read back with a runtime dynamic cast (measured: over a fifth of a
-/// `map` stage). The inline case saves the box's allocation, about 280 instructions per success
-/// (measured on a `map` stage of `Int`), and costs no size: the enum is 9 bytes, and the one byte
-/// more fits in the padding beside the state machine's phase.
+/// Copying it is at most a retain, where an `any Sendable` payload would be copied and destroyed
+/// through value witnesses and read back with a runtime dynamic cast. The inline case saves the
+/// box's allocation and costs no size: the enum is 9 bytes, and the one byte more fits in the
+/// padding beside the state machine's phase.
 @usableFromInline
 enum ErasedResult: Sendable {
   /// A success whose value is of a type `InlineScalar` covers, as its bits.
@@ -629,71 +576,6 @@ enum StageExecutor: UInt8, Sendable {
     case .async: self = .async
     default: self = .stored
     }
-  }
-}
-
-/// An optional `CancellationOptions` in one byte (options with bits above the seventh are kept in
-/// `FutureExtras.requested`), so that every future keeps its request state inline.
-struct PackedOptions: Equatable, Sendable {
-  /// 0: none; `0x80 | rawValue` for a raw value below 0x7F; `spilled`: see `FutureExtras`.
-  let bits: UInt8
-
-  static let none = PackedOptions(bits: 0)
-  static let spilled = PackedOptions(bits: 0xFF)
-
-  private init(bits: UInt8) {
-    self.bits = bits
-  }
-
-  /// `options` packed; `nil` if they do not fit.
-  init?(_ options: CancellationOptions?) {
-    guard let options else {
-      bits = 0
-      return
-    }
-    guard options.rawValue >= 0 && options.rawValue < 0x7F else { return nil }
-    bits = 0x80 | UInt8(options.rawValue)
-  }
-
-  var isSpilled: Bool { self == .spilled }
-
-  /// The options, unless spilled or none.
-  var options: CancellationOptions? {
-    bits == 0 ? nil : CancellationOptions(rawValue: Int(bits & 0x7F))
-  }
-}
-
-/// A future's rarely used state, out of line so that a derived stage stays small.
-///
-/// Guarded by its future's lock (see `_FutureCore`), except `executor`, which never changes.
-final class FutureExtras {
-  /// A derived stage's executor, when `StageExecutor` has no case for it.
-  let executor: Executor
-  /// The producer's request handlers, in registration order.
-  @exclusivity(unchecked) var handlers: ContiguousArray<RequestHandler> = []
-  /// Requests that found no running stage to forward to yet (a block is running, or a producer
-  /// has not handed the future over): forwarded when the future binds to another one.
-  @exclusivity(unchecked) var unforwarded: CancellationOptions?
-  /// The requests that reached the future, when `PackedOptions` cannot hold them.
-  @exclusivity(unchecked) var requested: CancellationOptions?
-  /// What runs once the future completes without being a consumer of it (see
-  /// `_FutureCore.whenCompleted(_:)`).
-  @exclusivity(unchecked) var endObservers: ContiguousArray<@Sendable () -> Void> = []
-
-  init(executor: Executor) {
-    self.executor = executor
-  }
-}
-
-/// What a settle moves out of the future, to be released after unlocking.
-struct ReleasedRequestState {
-  var upstream = Upstream.none
-  var handlers: ContiguousArray<RequestHandler> = []
-  var endObservers: ContiguousArray<@Sendable () -> Void> = []
-
-  /// Runs the end observers taken from the future, after unlocking.
-  func runEndObservers() {
-    if !endObservers.isEmpty { for observer in endObservers { observer() } }
   }
 }
 

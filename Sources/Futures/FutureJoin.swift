@@ -56,11 +56,7 @@ extension _FutureCore {
       }
     }
     // `self` is not handed out yet, so no request can have arrived before this.
-    var leftover = Upstream.many(links)
-    lock.withLock {
-      guard !machine.isSettled else { return }
-      swap(&leftover, &upstream)
-    }
+    let leftover = lock.withLock { requests.waitOn(.many(links), isSettled: machine.isSettled) }
     leftover.removeConsumers()  // decided already: leave the inputs still pending
   }
 }

@@ -1,38 +1,45 @@
-// A future derived from another one with a block is one object: the future and its stage. It
-// waits in its parent's callbacks; when the parent completes, it runs its block on its executor
-// and completes with the block's outcome. A stage detached or force-cancelled before its block
-// starts never starts it.
-//
-// There is one class per kind of block, each storing its block as given in one field: a closure's
-// layout does not depend on the class's generic parameters, so the class's `deinit` looks up no
-// runtime metadata, and one 16-byte field keeps the stage at 104 bytes (see `_FutureCore`). The
-// block is released once the stage ran (or will never run because its input failed or was
-// cancelled); a stage detached or forced while its parent is still pending keeps it until the
-// parent completes or the stage is freed.
-// `attach(to:)`, `receive` and `run` are inlinable: the callback handed to the parent is made in
-// the client, specialized for the client's types, and captures only the stage (no allocation).
-
-/// A stage whose block maps a success value to a value (`map`, `onSuccess`); a failure or a
-/// cancellation passes through without running the block or hopping executors.
+/// A future derived from another one with a block: one object, the future and its stage. It waits
+/// in its parent's callbacks; when the parent completes, it runs its block on its executor and
+/// completes with the block's outcome. A stage detached or force-cancelled before its block starts
+/// never starts it.
+///
+/// What every stage does is written once here; a conforming class only stores its block and says
+/// what the block's outcome means (``complete(running:with:)``). There is one class per kind of
+/// block, each storing its block as given in one field: a closure's layout does not depend on the
+/// class's generic parameters, so the class's `deinit` looks up no runtime metadata, and one
+/// 16-byte field keeps the stage within the allocation size docs/performance.md explains. The
+/// block is released once the stage ran (or will never run because its input failed or was
+/// cancelled); a stage detached or forced while its parent is still pending keeps it until the
+/// parent completes or the stage is freed.
+///
+/// A conforming class is `@unchecked Sendable` for one reason: `block` is written by the
+/// initializer and taken once by the stage's run (or dropped by `receive`), which the parent's
+/// callback starts exactly once, after the registration it follows (through the parent's lock);
+/// nothing else touches it. The state inherited from `_FutureCore` is guarded by its lock.
+///
+/// `attach(to:)`, `receive` and `run` are inlinable: the callback handed to the parent is made in
+/// the client, specialized for the client's types, and captures only the stage (no allocation).
 @usableFromInline
-final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `block` is written by the initializer and taken once by the
-  // stage's run (or dropped by `receive`), which the parent's callback starts exactly once, after
-  // the registration it follows (through the parent's lock); nothing else touches it. The state
-  // inherited from `_FutureCore` is guarded by its lock.
+protocol StageFuture: _FutureCore {
+  /// The block's type.
+  associatedtype Block
   /// The block, until the stage runs: taken then, so that nothing it captures outlives the run
   /// (a kept future must not keep, say, the object its block captured).
-  @usableFromInline @exclusivity(unchecked) var block: (@Sendable (Input) throws -> T)?
+  var block: Block? { get set }
+  /// Whether the block runs only for a success (a failure or a cancellation then passes through
+  /// without running it or hopping executors) or for every result.
+  static var runsOnSuccessOnly: Bool { get }
+  /// Runs `block` with the parent's `result` and applies its outcome (a thrown error fails the
+  /// stage).
+  ///
+  /// - Returns: `self` if it completed and left the delivery of its callbacks to the caller.
+  func complete(running block: Block, with result: ErasedResult) throws -> _FutureCore?
+}
 
-  @inlinable
-  init(executor: Executor, block: @escaping @Sendable (Input) throws -> T) {
-    self.block = block
-    super.init(pendingStageOn: executor)
-  }
-
+extension StageFuture {
   /// Registers the stage on `parent` and returns it as the derived future.
   @inlinable
-  func attach(to parent: _FutureCore) -> Future<T> {
+  func attach(to parent: _FutureCore) -> Self {
     attachStage(to: parent, FutureCallback { [self] result in receive(result) })
     return self
   }
@@ -41,7 +48,7 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
   /// and left the delivery of its callbacks to the caller (the parent's delivery loop).
   @inlinable
   func receive(_ result: ErasedResult) -> _FutureCore? {
-    guard result.isSuccess else {
+    if Self.runsOnSuccessOnly ? !result.isSuccess : result.isAbandoned {
       block = nil  // it will never run
       return settleLeavingDelivery(result)
     }
@@ -56,23 +63,38 @@ final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Send
     guard let block = block.take() else { return nil }
     if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
     do {
-      return settleLeavingDelivery(.success(try block(result.successValue(as: Input.self))))
+      return try complete(running: block, with: result)
     } catch {
       return settleLeavingDelivery(.fail(error))
     }
   }
 }
 
-/// A stage whose block maps a success value to a future to complete with (`onSuccess` returning
-/// a future); a failure or a cancellation passes through without running the block.
+/// A stage whose block maps a success value to a value (`map`, `onSuccess`).
 @usableFromInline
-final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `block` is written by the initializer and taken once by the
-  // stage's run (or dropped by `receive`), which the parent's callback starts exactly once, after
-  // the registration it follows (through the parent's lock); nothing else touches it. The state
-  // inherited from `_FutureCore` is guarded by its lock.
-  /// The block, until the stage runs: taken then, so that nothing it captures outlives the run
-  /// (a kept future must not keep, say, the object its block captured).
+final class ValueStage<Input: Sendable, T: Sendable>: Future<T>, StageFuture, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: see `StageFuture`.
+  @usableFromInline @exclusivity(unchecked) var block: (@Sendable (Input) throws -> T)?
+
+  @inlinable
+  init(executor: Executor, block: @escaping @Sendable (Input) throws -> T) {
+    self.block = block
+    super.init(pendingStageOn: executor)
+  }
+
+  @inlinable static var runsOnSuccessOnly: Bool { true }
+
+  @inlinable
+  func complete(running block: @Sendable (Input) throws -> T, with result: ErasedResult) throws -> _FutureCore? {
+    settleLeavingDelivery(.success(try block(result.successValue(as: Input.self))))
+  }
+}
+
+/// A stage whose block maps a success value to a future to complete with (`onSuccess` returning
+/// a future).
+@usableFromInline
+final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, StageFuture, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: see `StageFuture`.
   @usableFromInline @exclusivity(unchecked) var block: (@Sendable (Input) throws -> Future<T>)?
 
   @inlinable
@@ -81,49 +103,22 @@ final class FutureStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
     super.init(pendingStageOn: executor)
   }
 
-  /// Registers the stage on `parent` and returns it as the derived future.
-  @inlinable
-  func attach(to parent: _FutureCore) -> Future<T> {
-    attachStage(to: parent, FutureCallback { [self] result in receive(result) })
-    return self
-  }
+  @inlinable static var runsOnSuccessOnly: Bool { true }
 
-  /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
   @inlinable
-  func receive(_ result: ErasedResult) -> _FutureCore? {
-    guard result.isSuccess else {
-      block = nil  // it will never run
-      return settleLeavingDelivery(result)
-    }
-    if stageExecutor == .immediate { return run(result) }
-    executor.execute { [self] in run(result)?.deliverNow() }
+  func complete(
+    running block: @Sendable (Input) throws -> Future<T>, with result: ErasedResult
+  ) throws -> _FutureCore? {
+    _ = bind(to: try block(result.successValue(as: Input.self)), claim: false)
     return nil
-  }
-
-  /// Runs the block and binds to the future it returns.
-  @inlinable
-  func run(_ result: ErasedResult) -> _FutureCore? {
-    guard let block = block.take() else { return nil }
-    if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
-    do {
-      _ = bind(to: try block(result.successValue(as: Input.self)), claim: false)
-      return nil
-    } catch {
-      return settleLeavingDelivery(.fail(error))
-    }
   }
 }
 
 /// A stage whose block runs for every result and answers with a completion (`onComplete`,
 /// `onFail`, `onCancel`).
 @usableFromInline
-final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `block` is written by the initializer and taken once by the
-  // stage's run (or dropped by `receive`), which the parent's callback starts exactly once, after
-  // the registration it follows (through the parent's lock); nothing else touches it. The state
-  // inherited from `_FutureCore` is guarded by its lock.
-  /// The block, until the stage runs: taken then, so that nothing it captures outlives the run
-  /// (a kept future must not keep, say, the object its block captured).
+final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, StageFuture, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: see `StageFuture`.
   @usableFromInline @exclusivity(unchecked) var block: (@Sendable (FutureResult<Input>) throws -> Completion<T>)?
 
   @inlinable
@@ -132,35 +127,13 @@ final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, @unchecked Sen
     super.init(pendingStageOn: executor)
   }
 
-  /// Registers the stage on `parent` and returns it as the derived future.
-  @inlinable
-  func attach(to parent: _FutureCore) -> Future<T> {
-    attachStage(to: parent, FutureCallback { [self] result in receive(result) })
-    return self
-  }
+  @inlinable static var runsOnSuccessOnly: Bool { false }
 
-  /// Called once with the parent's result, outside any lock (see `ValueStage.receive`).
   @inlinable
-  func receive(_ result: ErasedResult) -> _FutureCore? {
-    if !result.isSuccess && result.isAbandoned {
-      block = nil  // it will never run
-      return settleLeavingDelivery(result)
-    }
-    if stageExecutor == .immediate { return run(result) }
-    executor.execute { [self] in run(result)?.deliverNow() }
+  func complete(
+    running block: @Sendable (FutureResult<Input>) throws -> Completion<T>, with result: ErasedResult
+  ) throws -> _FutureCore? {
+    apply(try block(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
     return nil
-  }
-
-  /// Runs the block and applies its completion.
-  @inlinable
-  func run(_ result: ErasedResult) -> _FutureCore? {
-    guard let block = block.take() else { return nil }
-    if isCompleted { return nil }  // detached or forced meanwhile: the block never starts
-    do {
-      apply(try block(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
-      return nil
-    } catch {
-      return settleLeavingDelivery(.fail(error))
-    }
   }
 }

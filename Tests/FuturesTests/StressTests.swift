@@ -63,6 +63,21 @@ struct StressTests {
     #expect(failures.value == 0)
   }
 
+  @Test func oneTokenCancelledFromTwoThreadsRequestsOnce() {
+    let failures = Counter()
+    race(
+      iterations: Stress.iterations(20_000),
+      setup: { Chain() },
+      { $0.token.cancel() },
+      { $0.token.cancel() },
+      check: { chain in
+        if chain.requests.value != 1 || chain.tail.result?.isCancelled != true || chain.token.cancelCanBeRequested {
+          failures.increment()
+        }
+      })
+    #expect(failures.value == 0)
+  }
+
   struct Siblings: Sendable {
     let promise = Futures.Promise<Int>()
     let requests = Counter()

@@ -1,0 +1,183 @@
+/// One forward: `from`, a consumer waiting on `to` under `key`, passes a request on.
+struct RequestHop {
+  let from: _FutureCore
+  let to: _FutureCore
+  let key: RegistrationKey
+  let options: CancellationOptions
+  /// Skip the tree rule: the request goes to `to` as its own token's would.
+  var direct = false
+}
+
+/// Follows requests up a chain iteratively, so a request through a very long chain does not grow
+/// the stack: each step returns the next hop, usually the only one; further hops (a combinator's
+/// inputs) wait in `waiting`, newest first.
+///
+/// A request processes each future at most once: a hop to a future it already processed is
+/// dropped. Hand-overs that would close a cycle are refused (see `_FutureCore.bind`), but one
+/// racing another, or found only beyond that check's reach, could still close one; the request
+/// then stops where it started instead of going round forever.
+///
+/// The hops travel as plain optionals and an array passed `inout`: a chain's request step copies
+/// and destroys nothing more than the hop it returns.
+func driveRequest(_ first: RequestHop?, waiting: [RequestHop] = [], processed start: _FutureCore) {
+  var current = first
+  var waiting = waiting
+  var visited = ProcessedFutures(start)
+  // `take()` moves the hop out (a copy would retain and release both of its futures).
+  while let hop = current.take() ?? waiting.popLast() {
+    if visited.contains(hop.to) { continue }
+    if hop.direct {
+      current = hop.to.processRequest(hop.options, more: &waiting)
+      visited.insert(hop.to)
+    } else {
+      var processed = false
+      current = hop.to.consumerRequest(
+        from: hop.from, key: hop.key, options: hop.options, more: &waiting, processed: &processed)
+      if processed { visited.insert(hop.to) }
+    }
+  }
+}
+
+/// The futures one request processed. The first one is kept inline, so a request that stops at
+/// its own future allocates nothing; the others are held strongly, so that no future freed during
+/// the request can lend its address to a new one.
+struct ProcessedFutures {
+  private let start: _FutureCore
+  private var others: Set<Identity> = []
+
+  init(_ start: _FutureCore) {
+    self.start = start
+  }
+
+  func contains(_ future: _FutureCore) -> Bool {
+    future === start || (!others.isEmpty && others.contains(Identity(future: future)))
+  }
+
+  mutating func insert(_ future: _FutureCore) {
+    others.insert(Identity(future: future))
+  }
+
+  /// A future compared and hashed by identity.
+  private struct Identity: Hashable {
+    let future: _FutureCore
+
+    static func == (lhs: Identity, rhs: Identity) -> Bool { lhs.future === rhs.future }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(future)) }
+  }
+}
+
+extension _FutureCore {
+  /// Processes a request that reached this future; returns the first hop to forward it along
+  /// and appends any further ones to `more`.
+  final func processRequest(_ options: CancellationOptions, more: inout [RequestHop]) -> RequestHop? {
+    guard let action = lock.withLock({ requests.request(options, isSettled: machine.isSettled) }) else { return nil }
+    return perform(action, options, more: &more)
+  }
+
+  /// Carries out what the request machine decided, outside the lock; returns the first hop and
+  /// appends any further ones to `more`.
+  private func perform(
+    _ action: FutureRequestStateMachine.RequestAction, _ options: CancellationOptions, more: inout [RequestHop]
+  ) -> RequestHop? {
+    if action.complete { settle(.cancelled, detachUpstream: false) }
+    // Tested first: a chain's request step has nothing to detach and no handler.
+    if case .none = action.detach {} else { action.detach.removeConsumers() }
+    if !action.handlers.isEmpty {
+      var answeredHere = false
+      for handler in action.handlers {
+        answeredHere = answeredHere || handler.executor.isImmediate
+        runRequestHandler(handler, options)
+      }
+      // A handler that answered here with `.completeUsing` replaced the upstream future and
+      // forwarded the request there itself, or with another `.complete` ended this future: the
+      // old upstream no longer waits for it. (A forced request ended the future before the
+      // handlers ran; its upstream is still told.)
+      if answeredHere, !action.complete, case .one(let node, let key) = action.forward,
+        !lock.withLock({ requests.waitsOnly(on: node, key: key) })
+      {
+        return nil
+      }
+    }
+    let forwarded = options.subtracting(.forceThisFutureToBeCancelledImmediately)
+    switch action.forward {
+    case .none: return nil
+    case .one(let node, let key): return RequestHop(from: self, to: node, key: key, options: forwarded)
+    case .many(let links):
+      var first: RequestHop?
+      for link in links {
+        let hop = RequestHop(from: self, to: link.node, key: link.key, options: forwarded, direct: link.direct)
+        if first == nil { first = hop } else { more.append(hop) }
+      }
+      return first
+    }
+  }
+
+  /// A request from the consumer waiting here under `key`: the tree decision (may it reach this
+  /// future?) and the request itself share one lock section.
+  ///
+  /// - Returns: the first hop to forward the request along (further ones are appended to
+  ///   `more`). If other consumers wait here, `consumer` is detached instead (it completes
+  ///   cancelled); if this future already completed, `consumer` decides where the request goes.
+  final func consumerRequest(
+    from consumer: _FutureCore, key: RegistrationKey, options: CancellationOptions, more: inout [RequestHop],
+    processed: inout Bool
+  ) -> RequestHop? {
+    // Read before taking this future's lock (the consumer's state has a lock of its own). A forced
+    // request completes its future before passing the request on.
+    let consumerCompleted = consumer.isCompleted
+    let action = lock.withLock {
+      requests.consumerRequest(key: key, options: options, consumerCompleted: consumerCompleted, callbacks: &machine)
+    }
+    // A removed callback is released with the action, after unlocking.
+    switch action {
+    case .stale:
+      return consumer.staleRequest(from: ObjectIdentifier(self), key: key, options: options)
+    case .detachConsumer:
+      consumer.settle(.cancelled, detachUpstream: true)
+      return nil
+    case .process(let step, _):
+      processed = true
+      return perform(step, options, more: &more)
+    }
+  }
+
+  /// A request this future passed on to the future `node` (where it waits under `key`) found that
+  /// future completed or this one gone from it; returns where it goes instead, if anywhere.
+  final func staleRequest(from node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions)
+    -> RequestHop?
+  {
+    let next = lock.withLock {
+      requests.staleRequest(from: node, key: key, options: options, isSettled: machine.isSettled)
+    }
+    // The block handed over another future meanwhile: the request goes there.
+    guard let next else { return nil }
+    return RequestHop(from: self, to: next.to, key: next.key, options: options)
+  }
+
+  /// Registers a producer's request handler; a request that arrived earlier is delivered to it
+  /// now. On a completed future the handler is released without running.
+  final func addRequestHandler(_ handler: RequestHandler) {
+    let action = lock.withLock { requests.addHandler(handler, isSettled: machine.isSettled) }
+    if case .run(let options) = action { runRequestHandler(handler, options) }
+  }
+
+  /// Runs one handler on its executor and applies a `.complete` answer (first completion wins).
+  private func runRequestHandler(_ handler: RequestHandler, _ options: CancellationOptions) {
+    if handler.executor.isImmediate {
+      applyResponse(handler.body(options))
+    } else {
+      handler.executor.execute { [self] in applyResponse(handler.body(options)) }
+    }
+  }
+
+  private func applyResponse(_ response: ErasedCompletion?) {
+    if let response { apply(response, claim: false, detachUpstream: true) }
+  }
+
+  /// Asks for cancellation as this future's own token does.
+  final func requestCancel(_ options: CancellationOptions) {
+    var more: [RequestHop] = []
+    let first = processRequest(options, more: &more)
+    driveRequest(first, waiting: more, processed: self)
+  }
+}

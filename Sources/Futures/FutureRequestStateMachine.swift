@@ -1,0 +1,399 @@
+/// The cancel-request state of one future, as a plain value: where requests go (the futures it
+/// waits on), which requests reached it, whether its producer handed it over, and the producer's
+/// request handlers.
+///
+/// It never calls user code and knows nothing about locks or threads. Its host, `_FutureCore`,
+/// keeps it beside its `CoreLock` and its `SettleStateMachine`, calls it only inside
+/// `lock.withLock` (passing what it needs of the settle machine: whether the future completed, or
+/// the machine itself where a request removes a consumer's callback), and does what each event
+/// returns after unlocking: runs the handlers, completes the future, removes its callbacks from
+/// futures upstream, passes the request on. So "no user code under our lock" and "a request
+/// processes a future once" are visible in the types, as in the core's `CancelStateMachine`.
+///
+/// The request rules it encodes (see the "Cancellation trees" article):
+/// - A request on a completed future changes nothing.
+/// - Every request is recorded (``requestedOptions``) and runs every handler, unless it is both
+///   forced and not forwarded (the future is cancelled alone then).
+/// - A future that waits on others forwards the request to them, or, with `.doNotForwardRequest`,
+///   leaves them and completes cancelled. A future that waits on nothing yet (a producer's own
+///   future, a stage whose block is running) keeps the request and forwards it once it is handed
+///   another future.
+/// - A consumer's request reaches a shared future only if that consumer is the last one waiting
+///   there (or asks with `.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting`); otherwise the
+///   consumer leaves and completes cancelled.
+///
+/// Its fields are ordered so that the two one-byte ones come last: the host lays its own small
+/// fields (the stage executor, the lock) into the rest of that word, which keeps a derived stage
+/// at the size the performance targets allow (see docs/performance.md).
+struct FutureRequestStateMachine {
+  /// The futures this one waits on: where requests are forwarded.
+  private(set) var upstream = Upstream.none
+  /// Rarely used state, allocated on first need.
+  private var extras: FutureExtras?
+  /// The union of every request that reached this future.
+  private var requested = PackedOptions.none
+  /// Whether the producer handed the future to another one (``Completion/completeUsing(_:)``):
+  /// later producer completions lose.
+  private(set) var isClaimed = false
+
+  /// A future with no request state yet; `stored` is a derived stage's executor when
+  /// `StageExecutor` has no case for it.
+  init(storedExecutor stored: Executor? = nil) {
+    if let stored { extras = FutureExtras(executor: stored) }
+  }
+
+  // MARK: Reading
+
+  /// The executor given to `init(storedExecutor:)`, `.immediate` if none.
+  var storedExecutor: Executor { extras?.executor ?? .immediate }
+
+  /// The union of every request that reached this future, `nil` if none did.
+  private(set) var requestedOptions: CancellationOptions? {
+    get {
+      if requested.isSpilled { return extras?.requested }
+      return requested.options
+    }
+    set {
+      if let packed = PackedOptions(newValue) {
+        requested = packed
+      } else {
+        madeExtras().requested = newValue
+        requested = .spilled
+      }
+    }
+  }
+
+  /// Whether a request has reached this future.
+  var isRequested: Bool { requested != .none }
+
+  /// Whether the future's producer (or parent) is the only one left that could complete it: it
+  /// was not handed over, and no request handler could answer a request with a completion.
+  var onlyProducerCanComplete: Bool {
+    guard !isClaimed else { return false }
+    guard let extras else { return true }
+    return extras.handlers.isEmpty
+  }
+
+  /// Whether this future waits on exactly `node` under `key`.
+  func waitsOnly(on node: _FutureCore, key: RegistrationKey) -> Bool {
+    if case .one(let current, let currentKey) = upstream { return current === node && currentKey == key }
+    return false
+  }
+
+  // MARK: Requests
+
+  /// What to do, after unlocking, about a request that reached a pending future. Each part is
+  /// done in this order.
+  struct RequestAction {
+    /// Complete the future cancelled (the request was forced, or it detached the future).
+    var complete = false
+    /// Remove the future's callbacks from these futures (the request detached it from them).
+    var detach = Upstream.none
+    /// Run these request handlers with the request.
+    var handlers: ContiguousArray<RequestHandler> = []
+    /// Pass the request on to these futures (without `.forceThisFutureToBeCancelledImmediately`).
+    var forward = Upstream.none
+  }
+
+  /// A request reached this future (its own token's, or one passed on to it).
+  ///
+  /// - Returns: what to do; `nil` if the future already completed (then nothing changed).
+  mutating func request(_ options: CancellationOptions, isSettled: Bool) -> RequestAction? {
+    guard !isSettled else { return nil }
+    requestedOptions = (requestedOptions ?? []).union(options)
+    var action = RequestAction()
+    let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
+    if tellProducer, let extras { action.handlers = extras.handlers }
+    action.complete = options.contains(.forceThisFutureToBeCancelledImmediately)
+    switch upstream {
+    case .none:
+      keepUnforwarded(options)
+    case .one, .many:
+      if options.contains(.doNotForwardRequest) {
+        swap(&action.detach, &upstream)
+        action.complete = true
+      } else {
+        action.forward = upstream
+      }
+    }
+    return action
+  }
+
+  /// What to do about a request from a consumer waiting on this future.
+  enum ConsumerRequestAction {
+    /// The future completed, or the consumer no longer waits here: the consumer decides where the
+    /// request goes (see ``staleRequest(from:key:options:isSettled:)``).
+    case stale
+    /// Other consumers wait here: the consumer left (its callback, removed, is released after
+    /// unlocking) and completes cancelled; this future is not requested.
+    case detachConsumer(removed: FutureCallback)
+    /// The request reached this future. `removed` is the callback of a consumer that had already
+    /// completed, which no longer counts as waiting here.
+    case process(RequestAction, removed: FutureCallback?)
+  }
+
+  /// A request from the consumer waiting on this future under `key`: the tree rule (may it reach
+  /// this future?) and the request itself, in one step.
+  ///
+  /// - Parameters:
+  ///   - consumerCompleted: whether the consumer has completed (a forced request completes it
+  ///     before passing the request on).
+  ///   - callbacks: this future's settle machine, where the consumers wait.
+  mutating func consumerRequest(
+    key: RegistrationKey, options: CancellationOptions, consumerCompleted: Bool,
+    callbacks: inout SettleStateMachine<ErasedResult, FutureCallback>
+  ) -> ConsumerRequestAction {
+    if callbacks.isSettled { return .stale }
+    if !options.contains(.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting) {
+      switch callbacks.removeUnlessLast(key) {
+      case .removed(let callback): return .detachConsumer(removed: callback)
+      case .isLast: break
+      case .notWaiting: return .stale
+      }
+    }
+    // A consumer that already completed no longer waits here: it stops counting as a pending
+    // consumer, so a sibling's later request reaches this future instead of detaching.
+    let removed = consumerCompleted ? callbacks.remove(key) : nil
+    guard let action = request(options, isSettled: false) else { return .stale }
+    return .process(action, removed: removed)
+  }
+
+  /// A request that this future, a consumer of the future `node` under `key`, passed on but that
+  /// found `node` completed or this future gone from it.
+  ///
+  /// - Returns: the future to pass it to instead, if this one now waits on another one (a block
+  ///   handed it over meanwhile); otherwise the request is kept for the next hand-over.
+  mutating func staleRequest(
+    from node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions, isSettled: Bool
+  ) -> (to: _FutureCore, key: RegistrationKey)? {
+    guard !isSettled else { return nil }
+    if case .one(let current, let currentKey) = upstream, ObjectIdentifier(current) != node || currentKey != key {
+      return (current, currentKey)
+    }
+    keepUnforwarded(options)
+    return nil
+  }
+
+  /// Keeps a request that found no future to forward to, for the next hand-over.
+  private mutating func keepUnforwarded(_ options: CancellationOptions) {
+    let extras = madeExtras()
+    extras.unforwarded = (extras.unforwarded ?? []).union(options)
+  }
+
+  /// What to do with a request handler just registered.
+  enum AddHandlerAction {
+    /// The future completed: release the handler without running it.
+    case release
+    /// The handler waits for requests.
+    case added
+    /// The handler waits for requests, and one arrived before it: run it with these options.
+    case run(CancellationOptions)
+  }
+
+  /// Registers a producer's request handler.
+  mutating func addHandler(_ handler: RequestHandler, isSettled: Bool) -> AddHandlerAction {
+    guard !isSettled else { return .release }
+    madeExtras().handlers.append(handler)
+    if let requestedOptions { return .run(requestedOptions) }
+    return .added
+  }
+
+  // MARK: Links and hand-overs
+
+  /// The producer hands the future over: `true` if it may (the future is pending and was not
+  /// handed over before); from then on the producer's completions lose.
+  mutating func claim(isSettled: Bool) -> Bool {
+    guard !isSettled, !isClaimed else { return false }
+    isClaimed = true
+    return true
+  }
+
+  /// What a hand-over to another future did.
+  enum BindAction {
+    /// The future completed meanwhile: remove its callback from the other future.
+    case completed
+    /// The future now waits on the other one. `replaced` is what it waited on before (remove its
+    /// callbacks there if the hand-over replaces an earlier one, and release it after unlocking);
+    /// `forward` the requests to pass on to the other future now.
+    case bound(replaced: Upstream, forward: CancellationOptions?)
+  }
+
+  /// The future waits on `source`, where its callback waits under `key`.
+  ///
+  /// - Parameter replacing: the hand-over replaces an earlier one (a request handler's answer):
+  ///   the requests the future got go on to `source` too.
+  mutating func bind(
+    to source: _FutureCore, key: RegistrationKey, replacing: Bool, isSettled: Bool
+  ) -> BindAction {
+    guard !isSettled else { return .completed }
+    var replaced = Upstream.one(source, key)
+    swap(&replaced, &upstream)
+    var forward = extras?.unforwarded.take()
+    if replacing, case .one = replaced, let requestedOptions {
+      forward = requestedOptions.union(forward ?? []).subtracting(.forceThisFutureToBeCancelledImmediately)
+    }
+    return .bound(replaced: replaced, forward: forward)
+  }
+
+  /// A derived stage waits on its parent, where its callback waits under `key`. Only for a stage
+  /// not yet handed out (see `_FutureCore.attachStage(to:_:)`).
+  mutating func waitOnParent(_ parent: _FutureCore, key: RegistrationKey) {
+    upstream = .one(parent, key)
+  }
+
+  /// The future waits on `links` (a combinator's inputs) unless it completed.
+  ///
+  /// - Returns: the links to release, and to remove the callbacks of, after unlocking: those it
+  ///   waited on before, or `links` themselves if it completed.
+  mutating func waitOn(_ links: Upstream, isSettled: Bool) -> Upstream {
+    guard !isSettled else { return links }
+    var previous = links
+    swap(&previous, &upstream)
+    return previous
+  }
+
+  /// Hands over the links upstream, for a future being freed.
+  mutating func takeUpstream() -> Upstream {
+    var taken = Upstream.none
+    swap(&taken, &upstream)
+    return taken
+  }
+
+  // MARK: Completion
+
+  /// Whether a completion may complete the future: a producer's completion (`unlessClaimed`)
+  /// loses once the producer handed the future over.
+  func allowsCompletion(unlessClaimed: Bool) -> Bool {
+    !(unlessClaimed && isClaimed)
+  }
+
+  /// The future completed: everything that waited for requests is taken out, to be released after
+  /// unlocking (and the end observers run).
+  mutating func completed() -> ReleasedRequestState {
+    var released = ReleasedRequestState()
+    if case .none = upstream {} else { swap(&released.upstream, &upstream) }
+    if let extras {
+      if !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
+      if !extras.endObservers.isEmpty { swap(&released.endObservers, &extras.endObservers) }
+    }
+    return released
+  }
+
+  /// Adds something to run once the future completes, without it being a consumer.
+  ///
+  /// - Returns: `false` if the future completed already (run `observer` now instead).
+  mutating func addEndObserver(_ observer: @escaping @Sendable () -> Void, isSettled: Bool) -> Bool {
+    guard !isSettled else { return false }
+    madeExtras().endObservers.append(observer)
+    return true
+  }
+
+  /// The extras, made if missing.
+  private mutating func madeExtras() -> FutureExtras {
+    if let extras { return extras }
+    let made = FutureExtras(executor: .immediate)
+    extras = made
+    return made
+  }
+}
+
+/// The futures a future waits on, each with the key of its callback there.
+enum Upstream: Sendable {
+  /// Nothing: a producer's own future, a stage whose block is running, or a completed future.
+  case none
+  /// One future (a parent, or the future a block or producer handed over).
+  case one(_FutureCore, RegistrationKey)
+  /// Several (the inputs of a combinator).
+  case many(ContiguousArray<UpstreamLink>)
+
+  /// Removes this future's callbacks from every upstream future. Call it outside any lock.
+  func removeConsumers() {
+    switch self {
+    case .none: break
+    case .one(let node, let key): node.removeConsumer(key)
+    case .many(let links): for link in links where !link.direct { link.node.removeConsumer(link.key) }
+    }
+  }
+}
+
+/// One upstream future and the key of the callback there.
+struct UpstreamLink: Sendable {
+  let node: _FutureCore
+  let key: RegistrationKey
+  /// A direct link (a batch's input): requests reach the input as its own token's would, without
+  /// the tree rule, and the link's callback belongs to the batch, so it is never removed.
+  var direct = false
+}
+
+/// A producer's request handler with its executor (resolved at registration); its answer is a
+/// completion to apply, or `nil` to continue.
+struct RequestHandler: Sendable {
+  let executor: Executor
+  let body: @Sendable (CancellationOptions) -> ErasedCompletion?
+}
+
+/// An optional `CancellationOptions` in one byte (options with bits above the seventh are kept in
+/// `FutureExtras.requested`), so that every future keeps its request state inline.
+struct PackedOptions: Equatable, Sendable {
+  /// 0: none; `0x80 | rawValue` for a raw value below 0x7F; `spilled`: see `FutureExtras`.
+  let bits: UInt8
+
+  static let none = PackedOptions(bits: 0)
+  static let spilled = PackedOptions(bits: 0xFF)
+
+  private init(bits: UInt8) {
+    self.bits = bits
+  }
+
+  /// `options` packed; `nil` if they do not fit.
+  init?(_ options: CancellationOptions?) {
+    guard let options else {
+      bits = 0
+      return
+    }
+    guard options.rawValue >= 0 && options.rawValue < 0x7F else { return nil }
+    bits = 0x80 | UInt8(options.rawValue)
+  }
+
+  var isSpilled: Bool { self == .spilled }
+
+  /// The options, unless spilled or none.
+  var options: CancellationOptions? {
+    bits == 0 ? nil : CancellationOptions(rawValue: Int(bits & 0x7F))
+  }
+}
+
+/// A future's rarely used state, out of line so that a derived stage stays small.
+///
+/// Only its `FutureRequestStateMachine` holds it, so it is guarded by its future's lock (see
+/// `_FutureCore`), except `executor`, which never changes.
+final class FutureExtras {
+  /// A derived stage's executor, when `StageExecutor` has no case for it.
+  let executor: Executor
+  /// The producer's request handlers, in registration order.
+  @exclusivity(unchecked) var handlers: ContiguousArray<RequestHandler> = []
+  /// Requests that found no running stage to forward to yet (a block is running, or a producer
+  /// has not handed the future over): forwarded when the future binds to another one.
+  @exclusivity(unchecked) var unforwarded: CancellationOptions?
+  /// The requests that reached the future, when `PackedOptions` cannot hold them.
+  @exclusivity(unchecked) var requested: CancellationOptions?
+  /// What runs once the future completes without being a consumer of it (see
+  /// `_FutureCore.whenCompleted(_:)`).
+  @exclusivity(unchecked) var endObservers: ContiguousArray<@Sendable () -> Void> = []
+
+  init(executor: Executor) {
+    self.executor = executor
+  }
+}
+
+/// What a completion moves out of the future's request state, to be released after unlocking.
+struct ReleasedRequestState {
+  var upstream = Upstream.none
+  var handlers: ContiguousArray<RequestHandler> = []
+  var endObservers: ContiguousArray<@Sendable () -> Void> = []
+
+  /// Runs the end observers taken from the future, after unlocking.
+  func runEndObservers() {
+    if !endObservers.isEmpty { for observer in endObservers { observer() } }
+  }
+}
