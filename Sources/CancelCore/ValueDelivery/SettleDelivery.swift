@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// An object whose settled callbacks can be delivered now or a little later on the same thread.
 ///
 /// For hosts whose delivery is not specialized for a client's types (a `SettleCell`, a join, a
@@ -185,28 +177,9 @@ package final class ThreadDeliveryQueue {
   /// thread exits. The thread-local slot keeps the queue alive, so `body` borrows it without a
   /// retain and release per delivery.
   static func withCurrent(_ body: (ThreadDeliveryQueue) -> Void) {
-    if let existing = pthread_getspecific(threadDeliveryKey) {
-      return Unmanaged<ThreadDeliveryQueue>.fromOpaque(existing)._withUnsafeGuaranteedRef(body)
-    }
-    let created = ThreadDeliveryQueue()
-    pthread_setspecific(threadDeliveryKey, Unmanaged.passRetained(created).toOpaque())
-    body(created)
+    threadDeliveryQueues.withCurrent(make: { ThreadDeliveryQueue() }, body)
   }
 }
 
 /// The thread-local slot holding each thread's `ThreadDeliveryQueue`.
-private let threadDeliveryKey: pthread_key_t = {
-  var key = pthread_key_t()
-  #if canImport(Darwin)
-    let status = pthread_key_create(&key) { pointer in
-      Unmanaged<ThreadDeliveryQueue>.fromOpaque(pointer).release()
-    }
-  #else
-    let status = pthread_key_create(&key) { pointer in
-      guard let pointer else { return }
-      Unmanaged<ThreadDeliveryQueue>.fromOpaque(pointer).release()
-    }
-  #endif
-  precondition(status == 0, "pthread_key_create failed: \(status)")
-  return key
-}()
+private let threadDeliveryQueues = ThreadLocalObject<ThreadDeliveryQueue>()
