@@ -37,8 +37,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @usableFromInline typealias Machine = SettleStateMachine<Void, PromiseCallback<Swift.Result<T, Error>>>
 
   // Field order keeps the object small (a `map(on: nil)` stage of an `Int` promise fits the
-  // allocator's 128-byte fast bins): the one-byte `warnsIfPending` and the 4-byte lock pack behind
-  // the inherited value, then the machine.
+  // allocator's 128-byte fast bins, see `PromiseObjectSizeTests`): the one-byte `warnsIfPending`
+  // and the 4-byte lock share a word, then the machine.
   /// Whether deallocating this promise now would be logged: set for promises made by users while
   /// they are pending, cleared when they settle. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var warnsIfPending: Bool
