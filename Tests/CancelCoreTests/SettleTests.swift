@@ -237,6 +237,37 @@ struct SettleStateMachineTests {
     }
   }
 
+  /// A host that stores its value itself (a promise) runs the same rules with a `Void` value.
+  @Test func aHostKeepingItsOwnValueSettlesOnceAndDeliversInOrder() {
+    var machine = SettleStateMachine<Void, String>()
+    _ = machine.observe("a")
+    guard let removable = Self.voidKey(machine.observe("b")) else { return }
+    _ = machine.observe("c")
+    #expect(machine.remove(removable) == "b")
+    guard case .deliver = machine.settle(()), case .alreadySettled = machine.settle(()) else {
+      Issue.record("expected one settle, then none")
+      return
+    }
+    var seen: [String] = []
+    while let callbacks = machine.takeNextCallbacks() {
+      switch callbacks {
+      case .one(let callback): seen.append(callback)
+      case .many(var batch):
+        while let callback = batch.popOldest() { seen.append(callback) }
+      }
+    }
+    #expect(seen == ["a", "c"])
+    guard case .runNow("d", _) = machine.observe("d") else {
+      Issue.record("expected the callback to run now")
+      return
+    }
+  }
+
+  private static func voidKey(_ action: SettleStateMachine<Void, String>.ObserveAction) -> RegistrationKey? {
+    guard case .queued(let key) = action else { return nil }
+    return key
+  }
+
   @Test func callbacksOfferedDuringDeliveryQueueBehind() {
     var machine = Machine()
     _ = machine.observe("a")

@@ -259,12 +259,6 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     }
   }
 
-  /// This promise's waiting callbacks as a core delivery (see `SettleHost.readyDelivery(of:)`).
-  /// Made in this inlinable code, it is specialized for a concrete `T` where the promise is, and
-  /// its function then captures nothing.
-  @inlinable
-  final var readyDelivery: ReadyDelivery { Promise<T>.readyDelivery(of: self) }
-
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
   ///
   /// - Returns: the key that takes the callback back out while it waits (`removeCallback(_:)`);
