@@ -101,7 +101,7 @@ public class _FutureCore: @unchecked Sendable {
     switch lockedSettle(result, unlessClaimed: unlessClaimed, released: &released) {
     case .alreadySettled: return false
     case .settled: break
-    case .deliver: SettleDelivery.deliver(self)
+    case .deliver: deliverNow()
     }
     if detachUpstream { released.upstream.removeConsumers() }
     released.runEndObservers()
@@ -111,8 +111,8 @@ public class _FutureCore: @unchecked Sendable {
   /// Completes with `result` unless already completed, as `settle(_:detachUpstream: false)`, but
   /// leaves the delivery of the waiting callbacks to the caller.
   ///
-  /// - Returns: `self` if callbacks wait and the caller must deliver them (hand it back from
-  ///   `deliverCallbacks(on:)`, or call `deliverNow()`); `nil` otherwise.
+  /// - Returns: `self` if callbacks wait and the caller must deliver them (hand it back from a
+  ///   callback's run, or call `deliverNow()`); `nil` otherwise.
   @usableFromInline
   final func settleLeavingDelivery(_ result: ErasedResult) -> _FutureCore? {
     // The future this one waits on was abandoned: this one is not completed, it is handed back
@@ -129,7 +129,7 @@ public class _FutureCore: @unchecked Sendable {
   /// for a caller of `settleLeavingDelivery(_:)` that cannot hand them back.
   @usableFromInline
   final func deliverNow() {
-    SettleDelivery.deliver(self)
+    deliverSettled()
   }
 
   /// The settle step under the lock; the upstream links and the request handlers are moved to
@@ -322,50 +322,27 @@ public class _FutureCore: @unchecked Sendable {
   }
 }
 
-extension _FutureCore: DeferredDelivery {
-  /// Part of `DeferredDelivery`; delivery always goes through `deliverCallbacks(on:)`, so this
-  /// only starts (or queues) one.
-  package final func deliverCallbacks() {
-    SettleDelivery.deliver(self)
+extension _FutureCore: SettleHost {
+  /// Part of the core's `SettleHost`: the next callbacks and the result, under the lock.
+  @usableFromInline
+  package final func takeNextCallbacks() -> (SettleCallbacks<FutureCallback>, ErasedResult)? {
+    lock.withLock {
+      guard let callbacks = machine.takeNextCallbacks() else { return nil }
+      return (callbacks, machine.value!)
+    }
   }
 
-  /// Part of `DeferredDelivery`: runs the waiting callbacks, batch by batch, outside the lock.
-  ///
-  /// A stage among them that completes leaves its own delivery to this loop; the first one that
-  /// does so while nothing is queued is handed back to the delivery loop, to be delivered next
-  /// without going through the thread's queue (the tail call of a chain), and any other one is
-  /// queued as usual.
-  package final func deliverCallbacks(on queue: ThreadDeliveryQueue) -> (any DeferredDelivery)? {
-    // The value never changes once settled: read it once, with the first batch.
-    var (next, value) = lock.withLock { (machine.takeNextCallbacks(), machine.value) }
-    guard let result = value else { return nil }
-    value = nil
-    var handBack: _FutureCore?
-    while let callbacks = next {
-      switch callbacks {
-      case .one(let callback):
-        if let ready = callback.run(result) { Self.pass(ready, to: &handBack, queue) }
-      case .many(var batch):
-        while let callback = batch.popOldest() {
-          // A block may wait (through a bridge) for the stage held to hand back: queue it first
-          // instead (the order stays the same), where the wait can run it.
-          if let held = handBack.take() { queue.enqueueFirst(held) }
-          if let ready = callback.run(result) { Self.pass(ready, to: &handBack, queue) }
-        }
-      }
-      next = lock.withLock { machine.takeNextCallbacks() }
-    }
-    return handBack
-  }
-
-  /// Hands `ready` back if it is the first ready host and nothing is queued; queues it otherwise.
-  @inline(__always)
-  private static func pass(_ ready: _FutureCore, to handBack: inout _FutureCore?, _ queue: ThreadDeliveryQueue) {
-    if handBack == nil && queue.isIdle {
-      handBack = ready
-    } else {
-      ready.deliverNow()
-    }
+  /// Part of the core's `SettleHost`: runs one callback; a stage it completed whose callbacks
+  /// wait is handed to the delivery loop (to run next if nothing is queued: the tail call of a
+  /// chain).
+  @usableFromInline
+  package static func run(
+    _ callback: consuming FutureCallback, with result: consuming ErasedResult, on queue: ThreadDeliveryQueue?
+  )
+    -> ReadyDelivery?
+  {
+    guard let ready = callback.run(result) else { return nil }
+    return _FutureCore.readyDelivery(of: ready)
   }
 }
 
@@ -377,7 +354,7 @@ extension _FutureCore: DeferredDelivery {
 /// box's allocation and costs no size: the enum is 9 bytes, and the one byte more fits in the
 /// padding beside the state machine's phase.
 @usableFromInline
-enum ErasedResult: Sendable {
+package enum ErasedResult: Sendable {
   /// A success whose value is of a type `InlineScalar` covers, as its bits.
   case word(UInt64)
   /// A success: the value in a `ValueBox<T>`, `T` being the future's value type.
@@ -537,7 +514,7 @@ extension Completion {
 /// callback is made by inlinable code in the client, specialized for its types, and captures only
 /// the stage: a closure capturing one object uses it as its context and allocates nothing.
 @usableFromInline
-struct FutureCallback: Sendable {
+package struct FutureCallback: Sendable {
   @usableFromInline let run: @Sendable (ErasedResult) -> _FutureCore?
 
   @inlinable

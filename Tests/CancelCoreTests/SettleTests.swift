@@ -174,7 +174,7 @@ struct SettleStateMachineTests {
     return key
   }
 
-  private static func delivered(_ machine: inout Machine) -> [String] {
+  private static func delivered<Value>(_ machine: inout SettleStateMachine<Value, String>) -> [String] {
     var seen: [String] = []
     while let callbacks = machine.takeNextCallbacks() {
       switch callbacks {
@@ -235,6 +235,29 @@ struct SettleStateMachineTests {
       Issue.record("expected a stale key")
       return
     }
+  }
+
+  /// A host that stores its value itself (a promise) runs the same rules with a `Void` value.
+  @Test func aHostKeepingItsOwnValueSettlesOnceAndDeliversInOrder() {
+    var machine = SettleStateMachine<Void, String>()
+    _ = machine.observe("a")
+    guard let removable = Self.voidKey(machine.observe("b")) else { return }
+    _ = machine.observe("c")
+    #expect(machine.remove(removable) == "b")
+    guard case .deliver = machine.settle(()), case .alreadySettled = machine.settle(()) else {
+      Issue.record("expected one settle, then none")
+      return
+    }
+    #expect(Self.delivered(&machine) == ["a", "c"])
+    guard case .runNow("d", _) = machine.observe("d") else {
+      Issue.record("expected the callback to run now")
+      return
+    }
+  }
+
+  private static func voidKey(_ action: SettleStateMachine<Void, String>.ObserveAction) -> RegistrationKey? {
+    guard case .queued(let key) = action else { return nil }
+    return key
   }
 
   @Test func callbacksOfferedDuringDeliveryQueueBehind() {

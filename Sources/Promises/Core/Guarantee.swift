@@ -11,7 +11,7 @@ import Foundation
 /// ```swift
 /// after(seconds: 1).done { print("a second later") }
 /// ```
-public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecked Sendable {
+public final class Guarantee<T: Sendable>: Thenable, SettleHost, DeferredDelivery, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
@@ -130,24 +130,27 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   func observe(_ callback: PromiseCallback<T>) {
     switch lock.withLock({ machine.observe(callback) }) {
     case .queued: return
-    case .runNow(let callback, let value): _ = callback(value)  // guarantees hold no stages
+    case .runNow(let callback, let value): _ = Self.run(callback, with: value, on: nil)
     }
   }
 
-  /// Part of the core's `DeferredDelivery`: runs waiting callbacks after unlocking.
-  package func deliverCallbacks() {
-    // The value never changes once settled: read it once, with the first batch.
-    var (next, value) = lock.withLock { (machine.takeNextCallbacks(), machine.value) }
-    guard let value else { return }
-    while let callbacks = next {
-      switch callbacks {
-      case .one(let callback):
-        _ = callback(value)  // guarantees hold no stages
-      case .many(var batch):
-        while let callback = batch.popOldest() { _ = callback(value) }
-      }
-      next = lock.withLock { machine.takeNextCallbacks() }
+  /// Part of the core's `SettleHost`.
+  @usableFromInline
+  package func takeNextCallbacks() -> (SettleCallbacks<PromiseCallback<T>>, T)? {
+    lock.withLock {
+      guard let callbacks = machine.takeNextCallbacks() else { return nil }
+      return (callbacks, machine.value!)
     }
+  }
+
+  /// Part of the core's `SettleHost`.
+  @usableFromInline
+  package static func run(
+    _ callback: consuming PromiseCallback<T>, with value: consuming T, on queue: ThreadDeliveryQueue?
+  )
+    -> ReadyDelivery?
+  {
+    callback(value, on: queue)
   }
 
   /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or

@@ -9,17 +9,7 @@ extension Promise {
   /// `when(_:while:)` once its work finished): a long-lived pending promise keeps only the
   /// waiters still waiting.
   package final func pipeRemovably(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) -> RegistrationKey? {
-    var offered = Optional(PromiseCallback<Swift.Result<T, Error>>.run(body))
-    let outcome = lock.withLock { () -> (RegistrationKey?, Swift.Result<T, Error>?) in
-      switch machine.observeRemovably(offered.take()!) {
-      case .queued(let key): return (key, nil)
-      case .runNow(let callback):
-        offered = callback
-        return (nil, stored)
-      }
-    }
-    if let ready = outcome.1, let callback = offered.take() { _ = callback(ready) }
-    return outcome.0
+    observe(.run(body))
   }
 
   /// Takes out a callback added with ``pipeRemovably(to:)`` that still waits; it is released

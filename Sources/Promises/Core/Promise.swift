@@ -21,7 +21,9 @@ import Foundation
 ///
 /// A long chain resolved synchronously never grows the stack: deliveries started from inside a
 /// handler are queued on the resolving thread and run when the handler returns.
-public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thenable, CatchMixin, @unchecked Sendable {
+public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thenable, CatchMixin, SettleHost,
+  @unchecked Sendable
+{
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
   // other module can subclass it, and every member is `final`.
@@ -30,17 +32,19 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   // hosted inline under the documented hosting exception; `warnsIfPending` is also read in
   // `deinit`); callbacks run after unlocking; every other stored property is immutable.
 
-  @usableFromInline typealias Machine = SettlePhaseStateMachine<PromiseCallback<Swift.Result<T, Error>>>
+  /// The core's settle-once machine; the promise stores its value itself, in the inherited
+  /// `stored` (see `_PromiseValue`), so the machine's own value is `Void`.
+  @usableFromInline typealias Machine = SettleStateMachine<Void, PromiseCallback<Swift.Result<T, Error>>>
 
   // Field order keeps the object small (a `map(on: nil)` stage of an `Int` promise fits the
-  // allocator's 128-byte fast bins): the 4-byte lock, then the machine, whose one-byte phase comes
-  // last so that `warnsIfPending` packs beside it.
-  @usableFromInline let lock = CoreLock()
-  /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
-  @usableFromInline @exclusivity(unchecked) final var machine: Machine
+  // allocator's 128-byte fast bins, see `PromiseObjectSizeTests`): the one-byte `warnsIfPending`
+  // and the 4-byte lock share a word, then the machine.
   /// Whether deallocating this promise now would be logged: set for promises made by users while
   /// they are pending, cleared when they settle. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var warnsIfPending: Bool
+  @usableFromInline let lock = CoreLock()
+  /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
+  @usableFromInline @exclusivity(unchecked) final var machine: Machine
   /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
   /// the context when this promise settles (so a long-lived context stays small). Kept here rather
   /// than as a second callback, which would cost the callback list an array. Guarded by `lock`
@@ -207,7 +211,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     var result = Optional(result)
     let (action, leftList) = lock.withLock { () -> (Machine.SettleAction, _CancelMember?) in
       warnsIfPending = false
-      let action = machine.settle()
+      let action = machine.settle(())
       if action != .alreadySettled {
         // The member is alive while it is set and the lock is held (see `member`); its context
         // keeps the source alive. Taking the source's lock inside this one is the order
@@ -255,98 +259,48 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     }
   }
 
-  /// Hands the waiting callbacks to the core's per-thread delivery (which delivers them now or,
-  /// inside another delivery, when it returns to the loop).
-  ///
-  /// Inlinable so that the delivery function is made where `settle` is specialized for a concrete
-  /// `T`: delivery then runs specialized code instead of generic code that looks up type metadata
-  /// on every call (measured: 2.2 µs per stage of a pending 1,000-stage `map` chain without it),
-  /// and the function then captures nothing, so it costs neither an allocation nor a field.
-  @inlinable
-  final func deliverSettled() {
-    SettleDelivery.deliver(readyDelivery)
-  }
-
-  /// This promise's waiting callbacks as a core delivery. Specialized for a concrete `T`, the
-  /// function captures nothing.
-  @inlinable
-  final var readyDelivery: ReadyDelivery { Self.readyDelivery(of: self) }
-
-  /// `promise`'s waiting callbacks as a core delivery that keeps the reference given.
-  @inlinable
-  static func readyDelivery(of promise: consuming Promise<T>) -> ReadyDelivery {
-    ReadyDelivery(host: promise) { host, queue in
-      unsafeDowncast(host, to: Promise<T>.self).deliverWaitingCallbacks(on: queue)
-    }
-  }
-
   /// Adds a callback: it runs once settled, at once on this thread if already settled.
-  @inlinable
-  final func observe(_ callback: consuming PromiseCallback<Swift.Result<T, Error>>) {
+  ///
+  /// - Returns: the key that takes the callback back out while it waits (`removeCallback(_:)`);
+  ///   `nil` if it ran at once.
+  @inlinable @discardableResult
+  final func observe(_ callback: consuming PromiseCallback<Swift.Result<T, Error>>) -> RegistrationKey? {
     // Moved in and out of an optional: the callback may own a stage, and a copy would retain it.
     var offered = Optional(callback)
-    let ready = lock.withLock { () -> Swift.Result<T, Error>? in
+    let (key, ready) = lock.withLock { () -> (RegistrationKey?, Swift.Result<T, Error>?) in
       switch machine.observe(offered.take()!) {
-      case .queued: return nil
-      case .runNow(let callback):
+      case .queued(let key): return (key, nil)
+      case .runNow(let callback, _):
         offered = callback
-        return stored
+        return (nil, stored)
       }
     }
     // Without the delivery's queue at hand, a stage run now delivers itself (at once, or queued
     // behind the delivery running on this thread): it hands nothing back.
-    if let ready, let callback = offered.take() { _ = callback(ready) }
+    if let ready, let callback = offered.take() { _ = Self.run(callback, with: ready, on: nil) }
+    return key
   }
 
-  /// Runs waiting callbacks after unlocking, batch by batch, in registration order, in the
-  /// delivery that owns `queue`.
-  ///
-  /// - Returns: the first stage that became ready while nothing was queued, for the delivery loop
-  ///   to run next; every later one was queued.
+  /// Part of the core's `SettleHost`: the next callbacks and the stored result, under the lock.
   @inlinable
-  final func deliverWaitingCallbacks(on queue: ThreadDeliveryQueue) -> ReadyDelivery? {
-    var handBack: ReadyDelivery?
-    while let (delivery, value) = lock.withLock({ () -> (Machine.Delivery, Swift.Result<T, Error>)? in
+  package final func takeNextCallbacks() -> (
+    SettleCallbacks<PromiseCallback<Swift.Result<T, Error>>>, Swift.Result<T, Error>
+  )? {
+    lock.withLock {
       // Moved out, not mapped: `Optional.map` copies the callbacks (a retain and a release each).
-      guard let delivery = machine.nextDelivery() else { return nil }
-      return (delivery, stored!)
-    }) {
-      // Consumed: a callback owns its stage, and running it hands that reference over.
-      switch consume delivery {
-      // The callback's cases are matched here, in one pattern with the delivery's: binding the
-      // callback first and switching over it again copied its payload (a retain and a release).
-      case .one(.stage(let stage, let receive)):
-        // The only callback also takes this delivery's copy of the value (a stage rejected by a
-        // cancel keeps the error it is handed: no retain and release of it here).
-        if let ready = receive(consume stage, consume value, queue) { Self.pass(ready, to: &handBack) }
-      case .one(.run(let body)):
-        body(value)
-      case .batch(var batch):
-        while let callback = batch.popOldest() {
-          // A callback may run user code that waits for the stage held to hand back: queue it
-          // first instead (the order stays the same), where a wait can run it.
-          if let held = handBack.take() { queue.enqueueFirst(held) }
-          switch consume callback {
-          case .stage(let stage, let receive):
-            if let ready = receive(consume stage, value, queue) { Self.pass(ready, to: &handBack) }
-          case .run(let body):
-            body(value)
-          }
-        }
-      }
+      guard let callbacks = machine.takeNextCallbacks() else { return nil }
+      return (callbacks, stored!)
     }
-    return handBack
   }
 
-  /// Keeps `ready` to hand back if nothing is kept yet; queues it otherwise (it became ready
-  /// after the one kept, so it is delivered after it).
+  /// Part of the core's `SettleHost`: runs one callback, handing a stage the reference the
+  /// callback owns and the value given.
   @inlinable
-  static func pass(_ ready: consuming ReadyDelivery, to handBack: inout ReadyDelivery?) {
-    if handBack == nil {
-      handBack = ready
-    } else {
-      SettleDelivery.deliver(ready)
-    }
+  package static func run(
+    _ callback: consuming PromiseCallback<Swift.Result<T, Error>>, with value: consuming Swift.Result<T, Error>,
+    on queue: ThreadDeliveryQueue?
+  ) -> ReadyDelivery? {
+    callback(value, on: queue)
   }
 
   /// Calls `body` with the result once this promise resolves: synchronously on the resolving

@@ -6,7 +6,7 @@ import Dispatch
 /// Closures are wrapped in this enum (never stored bare) so that storing one in the core's
 /// callback list costs no reabstraction thunk.
 @usableFromInline
-enum PromiseCallback<Value: Sendable>: Sendable {
+package enum PromiseCallback<Value: Sendable>: Sendable {
   /// Runs a closure with the value.
   case run(@Sendable (Value) -> Void)
   /// A stage promise waiting on its parent (see ``MapStage``): the stage itself and a function
@@ -20,9 +20,6 @@ enum PromiseCallback<Value: Sendable>: Sendable {
     @Sendable (_ stage: consuming AnyObject, consuming Value, ThreadDeliveryQueue?) -> ReadyDelivery?)
 
   /// Performs the callback. Called after unlocking, never under a lock.
-  ///
-  /// (`Promise.deliverWaitingCallbacks(on:)` matches the cases itself, to hand a stage its
-  /// reference without copying it.)
   ///
   /// - Parameter queue: the queue of the delivery running this callback, or `nil` outside one.
   /// - Returns: a stage's delivery to run next, handed back (only with a `queue`).

@@ -1,5 +1,5 @@
 /// A settle-once value with callbacks, as a standalone object: `CoreLock` + `SettleStateMachine`
-/// hosted the standard way.
+/// hosted the standard way, delivered by the `SettleHost` loop.
 ///
 /// Facade objects on a hot path (a promise, a future) host the lock and the machine inline
 /// instead, to stay one allocation; this class is the reference for how to do it and serves
@@ -7,7 +7,7 @@
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
 // callbacks run after unlocking.
-package final class SettleCell<Value: Sendable>: DeferredDelivery, @unchecked Sendable {
+package final class SettleCell<Value: Sendable>: SettleHost, DeferredDelivery, @unchecked Sendable {
   /// A callback waiting for the value.
   package struct Callback: Sendable {
     let run: @Sendable (Value) -> Void
@@ -65,19 +65,19 @@ package final class SettleCell<Value: Sendable>: DeferredDelivery, @unchecked Se
     lock.withLock { machine.removeUnlessLast(key) }
   }
 
-  /// Part of `DeferredDelivery`: runs batches until none remain.
-  package func deliverCallbacks() {
-    // The value never changes once settled: read it once, with the first batch.
-    var (next, value) = lock.withLock { (machine.takeNextCallbacks(), machine.value) }
-    guard let value else { return }
-    while let callbacks = next {
-      switch callbacks {
-      case .one(let callback):
-        callback.run(value)
-      case .many(var batch):
-        while let callback = batch.popOldest() { callback.run(value) }
-      }
-      next = lock.withLock { machine.takeNextCallbacks() }
+  /// Part of `SettleHost`.
+  package func takeNextCallbacks() -> (SettleCallbacks<Callback>, Value)? {
+    lock.withLock {
+      guard let callbacks = machine.takeNextCallbacks() else { return nil }
+      return (callbacks, machine.value!)
     }
+  }
+
+  /// Part of `SettleHost`.
+  package static func run(_ callback: consuming Callback, with value: consuming Value, on queue: ThreadDeliveryQueue?)
+    -> ReadyDelivery?
+  {
+    callback.run(value)
+    return nil
   }
 }

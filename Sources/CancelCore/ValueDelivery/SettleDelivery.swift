@@ -1,33 +1,11 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// An object whose settled callbacks can be delivered now or a little later on the same thread.
+///
+/// For hosts whose delivery is not specialized for a client's types (a `SettleCell`, a join, a
+/// derived token); a host generic over a client's types hands `SettleDelivery` a `ReadyDelivery`
+/// instead.
 package protocol DeferredDelivery: AnyObject {
-  /// Delivers the waiting callbacks now, or starts or queues their delivery (a host whose
-  /// delivery goes through `deliverCallbacks(on:)` only hands itself to `SettleDelivery`).
+  /// Delivers the waiting callbacks now.
   func deliverCallbacks()
-
-  /// Delivers every waiting callback, and may hand back one host that became ready to deliver
-  /// during it, instead of queueing that one: the caller delivers it next, before anything queued.
-  ///
-  /// A host may hand back only a host that became ready while `queue.isIdle` (nothing queued),
-  /// and only the first such: anything queued later became ready later, so delivering the
-  /// handed-back host first keeps the queue's order. A chain's next stage then skips the queue
-  /// (no thread-local lookup, no queue traffic). The default delivers and hands back nothing.
-  func deliverCallbacks(on queue: ThreadDeliveryQueue) -> (any DeferredDelivery)?
-}
-
-extension DeferredDelivery {
-  /// Delivers every waiting callback and hands back nothing.
-  package func deliverCallbacks(on queue: ThreadDeliveryQueue) -> (any DeferredDelivery)? {
-    deliverCallbacks()
-    return nil
-  }
 }
 
 /// Delivers settled callbacks without growing the stack.
@@ -47,10 +25,12 @@ package enum SettleDelivery {
 
   /// Delivers `ready` now, or queues it behind the delivery already running on this thread.
   ///
-  /// For hosts generic over a client's types (a promise): its `run` is made by the host's
-  /// inlinable code, so where that code is specialized for the client's types, `run` runs the
-  /// host's specialized delivery and, capturing nothing, costs no allocation and no field in the
-  /// host. (Made in unspecialized code, it captures the type's metadata: one small allocation.)
+  /// For hosts generic over a client's types (a promise) and hosts whose stages hand their
+  /// delivery back (promises, futures): `run` is made by the host's inlinable code
+  /// (`SettleHost.readyDelivery(of:)`), so where that code is specialized for the client's types,
+  /// `run` runs the host's specialized delivery and, capturing nothing, costs no allocation and no
+  /// field in the host. (Made in unspecialized code, it captures the type's metadata: one small
+  /// allocation.)
   @usableFromInline
   package static func deliver(_ ready: ReadyDelivery) {
     deliver(.call(ready))
@@ -78,8 +58,7 @@ package enum SettleDelivery {
       }
       queue.isDelivering = true
       delivery.run(on: queue)
-      // Most deliveries queue nothing; skipping the drain then saves ~290 instructions (measured),
-      // about a tenth of a promise stage.
+      // Most deliveries queue nothing: the common case skips the drain's bookkeeping.
       if queue.next != nil { queue.drain() }
       queue.isDelivering = false
     }
@@ -108,7 +87,7 @@ package struct ReadyDelivery: Sendable {
   /// Delivers this and every delivery handed back after it.
   func deliverAll(on queue: ThreadDeliveryQueue) {
     var next = run(host, queue)
-    // `take()` moves each one out (binding a copy cost a retain and a release per stage).
+    // `take()` moves each one out: binding a copy would retain and release every stage.
     while let ready = next.take() { next = ready.run(ready.host, queue) }
   }
 }
@@ -118,15 +97,11 @@ enum PendingDelivery {
   case host(any DeferredDelivery)
   case call(ReadyDelivery)
 
-  /// Delivers: a host may hand back the next host to deliver (see
-  /// `DeferredDelivery.deliverCallbacks(on:)`), which is delivered at once.
+  /// Delivers, and then every delivery a `ReadyDelivery` hands back, at once.
   func run(on queue: ThreadDeliveryQueue) {
     switch self {
-    case .host(let host):
-      var next = host.deliverCallbacks(on: queue)
-      while let handedBack = next { next = handedBack.deliverCallbacks(on: queue) }
-    case .call(let ready):
-      ready.deliverAll(on: queue)
+    case .host(let host): host.deliverCallbacks()
+    case .call(let ready): ready.deliverAll(on: queue)
     }
   }
 }
@@ -147,7 +122,7 @@ package final class ThreadDeliveryQueue {
   var head = 0
 
   /// Whether nothing is queued. (A delivery handed back to the loop waits outside the queue, so a
-  /// host that keeps one must not hand back another: see `deliverCallbacks(on:)`.)
+  /// host that keeps one must not hand back another: see `ReadyDelivery`.)
   @usableFromInline package var isIdle: Bool { next == nil }
 
   /// Queues `delivery` behind every delivery already queued.
@@ -165,20 +140,11 @@ package final class ThreadDeliveryQueue {
   /// handed back.
   @usableFromInline
   package func enqueueFirst(_ ready: ReadyDelivery) {
-    enqueueFirst(.call(ready))
-  }
-
-  /// ``enqueueFirst(_:)-(ReadyDelivery)`` for a host.
-  package func enqueueFirst(_ host: any DeferredDelivery) {
-    enqueueFirst(.host(host))
-  }
-
-  func enqueueFirst(_ delivery: PendingDelivery) {
     guard let current = next.take() else {
-      next = delivery
+      next = .call(ready)
       return
     }
-    next = delivery
+    next = .call(ready)
     if head > 0 {
       head -= 1
       pending[head] = current
@@ -189,7 +155,7 @@ package final class ThreadDeliveryQueue {
 
   /// Runs the queued deliveries in order, including any queued while running.
   func drain() {
-    // `take()` moves each entry out (copying it and clearing the slot cost a retain and a release).
+    // `take()` moves each entry out: copying it and clearing the slot would retain and release it.
     while let delivery = next.take() {
       if head < pending.count {
         // Keep FIFO order: the oldest in `pending` moves up before `delivery` runs and queues more.
@@ -209,30 +175,11 @@ package final class ThreadDeliveryQueue {
 
   /// Calls `body` with the calling thread's queue, created on first use and released when the
   /// thread exits. The thread-local slot keeps the queue alive, so `body` borrows it without a
-  /// retain and release per delivery (about 40 instructions per promise stage, measured).
+  /// retain and release per delivery.
   static func withCurrent(_ body: (ThreadDeliveryQueue) -> Void) {
-    if let existing = pthread_getspecific(threadDeliveryKey) {
-      return Unmanaged<ThreadDeliveryQueue>.fromOpaque(existing)._withUnsafeGuaranteedRef(body)
-    }
-    let created = ThreadDeliveryQueue()
-    pthread_setspecific(threadDeliveryKey, Unmanaged.passRetained(created).toOpaque())
-    body(created)
+    threadDeliveryQueues.withCurrent(make: { ThreadDeliveryQueue() }, body)
   }
 }
 
 /// The thread-local slot holding each thread's `ThreadDeliveryQueue`.
-private let threadDeliveryKey: pthread_key_t = {
-  var key = pthread_key_t()
-  #if canImport(Darwin)
-    let status = pthread_key_create(&key) { pointer in
-      Unmanaged<ThreadDeliveryQueue>.fromOpaque(pointer).release()
-    }
-  #else
-    let status = pthread_key_create(&key) { pointer in
-      guard let pointer else { return }
-      Unmanaged<ThreadDeliveryQueue>.fromOpaque(pointer).release()
-    }
-  #endif
-  precondition(status == 0, "pthread_key_create failed: \(status)")
-  return key
-}()
+private let threadDeliveryQueues = ThreadLocalObject<ThreadDeliveryQueue>()

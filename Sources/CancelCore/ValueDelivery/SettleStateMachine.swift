@@ -1,12 +1,11 @@
 /// A value settled exactly once, with callbacks delivered in registration order, each removable
-/// by key while it waits: the state machine behind every future and guarantee of the facades and
-/// the core's `SettleCell` (promises, which never remove a callback, use the smaller
-/// `SettlePhaseStateMachine`).
+/// by key while it waits: the one state machine behind every promise, guarantee and future of the
+/// facades and the core's `SettleCell`.
 ///
-/// It is a plain value with no lock and no user code: the object that hosts it keeps it beside a
-/// `CoreLock`, calls it only inside `lock.withLock`, and does what it returns after unlocking.
-/// Callbacks are opaque `Callback` values chosen by the host (wrap closures in a struct or enum;
-/// see `RegistrationTable`).
+/// It is a plain value with no lock and no user code: the object that hosts it (a `SettleHost`)
+/// keeps it beside a `CoreLock`, calls it only inside `lock.withLock`, and does what it returns
+/// after unlocking. Callbacks are opaque `Callback` values chosen by the host (wrap closures in a
+/// struct or enum; see `RegistrationTable`).
 ///
 /// Delivery rules it encodes:
 /// - `settle` wins once; later settles report `.alreadySettled` and change nothing.
@@ -16,13 +15,16 @@
 /// - Once delivered (`.settled`), a new callback is handed back to run at once on the observing
 ///   thread.
 ///
-/// It is 40 bytes for a value of up to 9 bytes: only the first callback and its key's tag live
-/// inline, everything behind it in a `RegistrationTable` allocated on first need (a value observed
-/// more than once). That keeps a future's derived stage at 104 bytes, the most glibc serves from
-/// its fast bins under package-benchmark's malloc interposer (16 bytes per allocation); a larger
-/// object, allocated by the thousand before any is freed (a chain built, then completed), takes
-/// malloc's and free's slow paths (measured: about twice the instructions per pair). (An earlier
-/// version kept a whole 64-byte `RegistrationTable` inline, 80 bytes in all.)
+/// Where the value lives is the host's choice. Most hosts keep it here (`Value` is the value's
+/// type). A host generic over its value type whose `deinit` must not look up the metadata of a
+/// composite type (a promise: see `_PromiseValue` in Promises) stores the value in a field of its
+/// own and uses `Value == Void`: it writes its value in the same lock section as a `settle(())`
+/// that did not report `.alreadySettled`, and reads it for `.runNow` and for each delivery.
+///
+/// Only the first callback and its key's tag live inline, everything behind it in a
+/// `RegistrationTable` allocated on first need (a value observed more than once), so that the
+/// machine stays small enough for its hosts to fit the allocator's fast size classes (see
+/// docs/performance.md).
 ///
 /// Keys are `RegistrationKey`s: index 0 is the inline callback (its tag counts the callbacks that
 /// held the slot, so a stale key never matches), `i + 1` the overflow table's key `i`.
@@ -72,18 +74,10 @@ package struct SettleStateMachine<Value, Callback> {
     case notWaiting
   }
 
-  /// Callbacks handed out for delivery by `takeNextCallbacks()`.
-  @usableFromInline
-  package enum Callbacks {
-    /// Exactly one callback (the common case: a chain's next stage).
-    case one(Callback)
-    /// Several callbacks, oldest first.
-    case many(SettleCallbackBatch<Callback>)
-  }
-
-  // Fields are ordered so that the phase and the tag share the word after the value's first
-  // word: with a value of one word plus a tag byte (9 bytes), the machine is still 40 bytes.
-  /// The value; `nil` exactly while `phase` is `.pending`.
+  // Fields are ordered so that the phase and the tag share the padding behind a value of up to
+  // nine bytes (one word and a tag byte, as a future's erased result, or `Void?`'s one byte).
+  /// The value (`()` for a host that stores the value itself); `nil` exactly while `phase` is
+  /// `.pending`.
   @usableFromInline var settledValue: Value?
   @usableFromInline var phase: Phase
   /// The tag of the inline callback's key; incremented for each callback placed there.
@@ -128,9 +122,10 @@ package struct SettleStateMachine<Value, Callback> {
   }
 
   /// Offers a callback: it waits (under the returned key), or, once the value was delivered, it
-  /// is handed back to run now with the value.
+  /// is handed back to run now with the value. Consuming, so that a callback that owns a
+  /// reference (a promise's stage) moves in without a retain.
   @inlinable
-  package mutating func observe(_ callback: Callback) -> ObserveAction {
+  package mutating func observe(_ callback: consuming Callback) -> ObserveAction {
     switch phase {
     case .pending, .delivering: return .queued(insert(callback))
     case .settled: return .runNow(callback, settledValue!)
@@ -138,7 +133,7 @@ package struct SettleStateMachine<Value, Callback> {
   }
 
   @inlinable
-  mutating func insert(_ callback: Callback) -> RegistrationKey {
+  mutating func insert(_ callback: consuming Callback) -> RegistrationKey {
     if first == nil, more == nil || more!.table.count == 0 {
       firstTag &+= 1
       first = callback
@@ -180,11 +175,12 @@ package struct SettleStateMachine<Value, Callback> {
     return .removed(removed)
   }
 
-  /// Settles with `value` if still pending.
+  /// Settles with `value` if still pending. Consuming, so that a value that is reference counted
+  /// (an error a cancel hands every stage of a chain) moves in without a retain.
   @inlinable
-  package mutating func settle(_ value: Value) -> SettleAction {
+  package mutating func settle(_ value: consuming Value) -> SettleAction {
     guard phase == .pending else { return .alreadySettled }
-    settledValue = value
+    settledValue = consume value
     if first == nil && (more == nil || more!.table.count == 0) {
       phase = .settled
       return .settled
@@ -193,11 +189,11 @@ package struct SettleStateMachine<Value, Callback> {
     return .deliver
   }
 
-  /// The next callbacks to deliver (the host reads `value` once, in the same lock section as the
-  /// first call); `nil` (and the state becomes `.settled`) once none remain. Only the delivering
-  /// thread calls it, until it returns `nil`.
+  /// The next callbacks to deliver (the host reads its value in the same lock section); `nil` (and
+  /// the state becomes `.settled`) once none remain. Only the delivering thread calls it, until it
+  /// returns `nil`.
   @inlinable
-  package mutating func takeNextCallbacks() -> Callbacks? {
+  package mutating func takeNextCallbacks() -> SettleCallbacks<Callback>? {
     guard phase == .delivering else { return nil }
     if more == nil || more!.table.count == 0 {
       if let only = first.take() { return .one(only) }
@@ -210,7 +206,17 @@ package struct SettleStateMachine<Value, Callback> {
 
 extension SettleStateMachine: Sendable where Value: Sendable, Callback: Sendable {}
 extension SettleStateMachine.Phase: Sendable {}
-extension SettleStateMachine.Callbacks: Sendable where Callback: Sendable {}
+
+/// Callbacks handed out for delivery by `SettleStateMachine.takeNextCallbacks()`.
+@usableFromInline
+package enum SettleCallbacks<Callback> {
+  /// Exactly one callback (the common case: a chain's next stage).
+  case one(Callback)
+  /// Several callbacks, oldest first.
+  case many(SettleCallbackBatch<Callback>)
+}
+
+extension SettleCallbacks: Sendable where Callback: Sendable {}
 
 /// The callbacks of a `SettleStateMachine` behind its inline one, kept out of line so that
 /// the machine stays small.
@@ -227,7 +233,7 @@ package final class OverflowCallbacks<Callback>: @unchecked Sendable {
 }
 
 /// Callbacks drained from a `SettleStateMachine`, handed out oldest first; each is released
-/// from here as it is handed out.
+/// from here as it is handed out, so a closure lives no longer than its own run.
 @usableFromInline
 package struct SettleCallbackBatch<Callback> {
   @usableFromInline var first: Callback?

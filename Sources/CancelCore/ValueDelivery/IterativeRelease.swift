@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Frees structures of any depth without recursing on the stack.
 ///
 /// A pending promise or future holds the stages waiting on it, each stage the stages waiting on
@@ -48,28 +40,9 @@ final class ThreadReleaseQueue {
   /// Calls `body` with the calling thread's queue, created on first use and released when the
   /// thread exits.
   static func withCurrent(_ body: (ThreadReleaseQueue) -> Void) {
-    if let existing = pthread_getspecific(threadReleaseKey) {
-      return Unmanaged<ThreadReleaseQueue>.fromOpaque(existing)._withUnsafeGuaranteedRef(body)
-    }
-    let created = ThreadReleaseQueue()
-    pthread_setspecific(threadReleaseKey, Unmanaged.passRetained(created).toOpaque())
-    body(created)
+    threadReleaseQueues.withCurrent(make: { ThreadReleaseQueue() }, body)
   }
 }
 
 /// The thread-local slot holding each thread's `ThreadReleaseQueue`.
-private let threadReleaseKey: pthread_key_t = {
-  var key = pthread_key_t()
-  #if canImport(Darwin)
-    let status = pthread_key_create(&key) { pointer in
-      Unmanaged<ThreadReleaseQueue>.fromOpaque(pointer).release()
-    }
-  #else
-    let status = pthread_key_create(&key) { pointer in
-      guard let pointer else { return }
-      Unmanaged<ThreadReleaseQueue>.fromOpaque(pointer).release()
-    }
-  #endif
-  precondition(status == 0, "pthread_key_create failed: \(status)")
-  return key
-}()
+private let threadReleaseQueues = ThreadLocalObject<ThreadReleaseQueue>()
