@@ -120,6 +120,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func then<V: CancellableThenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -135,6 +136,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func cancellableThen<V: CancellableThenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -175,6 +177,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func then<V: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V

@@ -25,7 +25,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
   // other module can subclass it, and every member is `final`.
-  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `member` and the
+  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `hasSettled`, `member` and the
   // inherited `stored` value are read and written only inside `lock.withLock` (the core's lock,
   // hosted inline under the documented hosting exception; `warnsIfPending` is also read in
   // `deinit`); callbacks run after unlocking; every other stored property is immutable.
@@ -41,6 +41,10 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// Whether deallocating this promise now would be logged: set for promises made by users while
   /// they are pending, cleared when they settle. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var warnsIfPending: Bool
+  /// Whether the promise has settled: `machine.isSettled`, in a field of a non-generic type, so
+  /// that `deinit` (which runs unspecialized) skips a settled promise without looking up the
+  /// machine's generic metadata. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) final var hasSettled: Bool
   /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
   /// the context when this promise settles (so a long-lived context stays small). Kept here rather
   /// than as a second callback, which would cost the callback list an array. Guarded by `lock`
@@ -56,18 +60,21 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @inlinable init(pending: Void) {
     machine = Machine()
     warnsIfPending = false
+    hasSettled = false
     super.init(stored: nil)
   }
 
   @inlinable init(warnsIfPending: Bool) {
     machine = Machine()
     self.warnsIfPending = warnsIfPending
+    hasSettled = false
     super.init(stored: nil)
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
     machine = Machine(settled: ())
     warnsIfPending = false
+    hasSettled = true
     super.init(stored: result)
   }
 
@@ -114,7 +121,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     // A pending promise still holds the stages waiting on it, and they the stages after them:
     // freed here, one inside the other, a long chain would overflow the stack. The core frees
     // them in a loop instead. (A settled promise handed its callbacks out: nothing to do.)
-    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    if !hasSettled, machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   // MARK: State
@@ -209,6 +216,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
       warnsIfPending = false
       let action = machine.settle()
       if action != .alreadySettled {
+        hasSettled = true
         // The member is alive while it is set and the lock is held (see `member`); its context
         // keeps the source alive. Taking the source's lock inside this one is the order
         // `leaveSource()` below already uses.
