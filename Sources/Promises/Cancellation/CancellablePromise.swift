@@ -89,6 +89,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// - Parameters:
   ///   - task: the work to stop on cancel.
   ///   - body: starts the work; throwing rejects the promise.
+  @inlinable
   public convenience init(task: (any CancellableTask)? = nil, resolver body: (Resolver<T>) throws -> Void) {
     self.init(stageOf: CancelContext())
     cancelContext.append(task: task, reject: nil, whilePending: promise)
