@@ -152,6 +152,35 @@ struct EnsureOrderingTests {
     #expect(observed.values == [depth, 1], "every cleanup ran before the last stage saw the cancel")
   }
 
+  @Test func aCancelHeldForACleanupReachesTheStagesAfterItWhenTheChainWasDropped() {
+    let root = Promise.value(1).cancellize()
+    let (cleanupWork, finishCleanup) = CancellablePromise<Void>.pending()
+    let ran = Counter()
+    let seen = Recorder<Bool>()
+    // Nothing is kept of the chain after the clean-up: the cancel is all that reaches it.
+    root.ensureThen(on: nil) { cleanupWork }.done(on: nil) { _ in ran.increment() }
+      .catch(on: nil, policy: .allErrors) { seen.record(isPMKCancelled($0)) }.cancel()
+    finishCleanup.fulfill(())
+    #expect(ran.value == 0, "the cancel was made before the clean-up finished: no later body starts")
+    #expect(seen.values == [true], "the stage after the clean-up is rejected with the cancel error")
+  }
+
+  @Test func aStageAddedByEnsureAfterACancelIsRejectedOnceTheCleanupFinishedEvenWhenDropped() async {
+    let root = Promise.value(1).cancellize()
+    root.cancel()
+    let cleanup = HeldCleanup()
+    let seen = Recorder<Bool>()
+    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+      root.ensure(on: .global()) { cleanup.run() }
+        .catch(on: nil, policy: .allErrors) { seen.record(isPMKCancelled($0)) }
+        .finally(on: nil) { finished.resume() }
+      cleanup.entered.wait()
+      cleanup.release.signal()
+    }
+    #expect(cleanup.cleaned.value == 1)
+    #expect(seen.values == [true], "the chain was cancelled before the ensure was added")
+  }
+
   @Test func aCancelAfterTheChainFinishedRejectsNothing() {
     let (root, resolver) = CancellablePromise<Int>.pending()
     let tail = root.ensure(on: nil) {}.map(on: nil) { $0 + 1 }

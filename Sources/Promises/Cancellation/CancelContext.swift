@@ -65,7 +65,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// The context of the stages after an `ensure`/`ensureThen` on a member of `upstream`: the
   /// chain goes on, but a cancel reaches these stages only once the cleanup finished
-  /// (``releaseHold()``), so that no stage after the cleanup sees the rejection before it.
+  /// (``settlingAfterCleanup(_:)``), so that no stage after the cleanup sees the rejection before it.
   ///
   /// A cancel of `upstream` (or of any part before it) and a cancel of this context are both
   /// recorded at once in `hold` (``cancelAttempted`` is `true`); a cancel of this context also
@@ -83,19 +83,30 @@ public final class CancelContext: CancellableWithReason, Sendable {
     ChainState(source: entry).append(upstream, through: upstream.entry ?? upstream.source)
   }
 
-  /// The cleanup before this context's stages finished: a held cancel now rejects them (at once
-  /// if one was made), and later cancels reach them directly. Called once, before the first
-  /// stage after the cleanup is settled.
-  func releaseHold() {
-    if let hold { _ = source.link(to: hold) }
-  }
-
-  /// ``releaseHold()`` as a closure that holds this context's sources, not the context: a
-  /// callback of the chain before the cleanup calls it, and that chain must not keep this
-  /// context alive (see `ChainState`).
-  var holdRelease: @Sendable () -> Void {
+  /// What settles `promise`, the first member of this context (see ``init(after:)``), with the
+  /// result of the cleanup: first lets a held cancel through (at once if one was made; later
+  /// cancels then reach the stages directly), then settles the member, rejected with the held
+  /// cancel's error if there was one.
+  ///
+  /// The cancel held is applied to the member itself too: this context may have gone away before
+  /// the cleanup finished (nothing kept it), closing its source and letting go of its members,
+  /// and a cancel made before that must still reach the stages after the cleanup.
+  ///
+  /// The closure holds this context's sources, not the context: the chain before the cleanup
+  /// calls it, and that chain must not keep this context alive (see `ChainState`).
+  func settlingAfterCleanup<T>(_ promise: Promise<T>) -> @Sendable (Swift.Result<T, Error>) -> Void {
     let (source, hold) = (source, hold)
-    return { if let hold { _ = source.link(to: hold) } }
+    return { result in
+      let chain = ChainState(source: source)
+      if let hold {
+        _ = source.link(to: hold)
+        if let reason = hold.reason {
+          chain.reject(promise, cancelledWith: reason)
+          return
+        }
+      }
+      chain.settle(promise, with: result)
+    }
   }
 
   /// A context goes away once nothing that could cancel it is left (see the type's notes): its

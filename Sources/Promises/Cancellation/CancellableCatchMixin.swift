@@ -111,13 +111,9 @@ extension CancellableCatchMixin {
   /// that holds a cancel back until the cleanup finished (see `CancelContext.init(after:)`).
   static func afterCleanup(_ cleaned: Promise<T>, of context: CancelContext) -> CancellablePromise<T> {
     let after = CancelContext(after: context)
-    // Registered before the member's own callback: the held cancel (if any) rejects the member
-    // with the cancel error as soon as the cleanup finished, before the result is passed on.
-    // Its storages, not the context: `cleaned` waits on the chain before, which the new context
-    // keeps alive (see `ChainState`).
-    let release = after.holdRelease
-    cleaned.pipe { _ in release() }
-    return CancellablePromise(cleaned, cancelContext: after)
+    let member = CancellablePromise<T>(stageOf: after)
+    cleaned.pipe(to: after.settlingAfterCleanup(member.promise))
+    return member
   }
 
   /// Runs `body` when this member resolves, either way (also after a cancel), waits for the

@@ -12,7 +12,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
   ) -> CancellablePromise<[U]> {
-    map(on: on, flags: flags) { try $0.map(transform) }
+    map(on: on, flags: flags, SequenceBodies.mapValues(transform))
   }
 
   /// Transforms every element into a sequence and concatenates them.
@@ -26,7 +26,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
   ) -> CancellablePromise<[U.Element]> where U.Element: Sendable {
-    map(on: on, flags: flags) { try $0.flatMap(transform) }
+    map(on: on, flags: flags, SequenceBodies.flatMapValues(transform))
   }
 
   /// Transforms every element, dropping `nil` results.
@@ -40,7 +40,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U?
   ) -> CancellablePromise<[U]> {
-    map(on: on, flags: flags) { try $0.compactMap(transform) }
+    map(on: on, flags: flags, SequenceBodies.compactMapValues(transform))
   }
 
   /// Starts a thenable per element and waits for all of them.
@@ -54,7 +54,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> V
   ) -> CancellablePromise<[V.T]> {
-    then(on: on, flags: flags) { when(fulfilled: try $0.map(transform)) }
+    then(on: on, flags: flags, SequenceBodies.whenAll(transform))
   }
 
   /// Starts a cancellable chain per element (each linked to this chain) and waits for all.
@@ -84,7 +84,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> V
   ) -> CancellablePromise<[V.T.Element]> where V.T: Sequence, V.T.Element: Sendable {
-    thenMap(on: on, flags: flags, transform).map(on: nil) { $0.flatMap { $0 } }
+    thenMap(on: on, flags: flags, transform).map(on: nil, SequenceBodies.concatenated)
   }
 
   /// Starts a cancellable chain of a sequence per element, waits for all and concatenates.
@@ -98,7 +98,7 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> V
   ) -> CancellablePromise<[V.T.Element]> where V.T: Sequence, V.T.Element: Sendable {
-    cancellableThenMap(on: on, flags: flags, transform).map(on: nil) { $0.flatMap { $0 } }
+    cancellableThenMap(on: on, flags: flags, transform).map(on: nil, SequenceBodies.concatenated)
   }
 
   /// Keeps the elements `isIncluded` accepts.
@@ -112,25 +112,33 @@ extension CancellableThenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ isIncluded: @escaping @Sendable (T.Element) -> Bool
   ) -> CancellablePromise<[T.Element]> {
-    map(on: on, flags: flags) { $0.filter(isIncluded) }
+    map(on: on, flags: flags, SequenceBodies.filterValues(isIncluded))
   }
 
   /// The first element; rejects with ``PMKError/emptySequence`` if there is none.
   public var firstValue: CancellablePromise<T.Element> {
-    map(on: nil) { sequence in
-      guard let first = sequence.first(where: { _ in true }) else { throw PMKError.emptySequence }
-      return first
-    }
+    map(on: nil, SequenceBodies.firstValue(where: { _ in true }))
+  }
+
+  /// The first element `test` accepts; rejects with ``PMKError/emptySequence`` if there is none.
+  ///
+  /// - Parameters:
+  ///   - on: the queue `test` runs on; `nil` runs it on the resolving thread.
+  ///   - flags: the dispatch flags.
+  ///   - test: the condition; it does not start after a cancel.
+  /// - Returns: a new member of this chain.
+  public func firstValue(
+    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    where test: @escaping @Sendable (T.Element) -> Bool
+  ) -> CancellablePromise<T.Element> {
+    map(on: on, flags: flags, SequenceBodies.firstValue(where: test))
   }
 }
 
 extension CancellableThenable where T: Collection, T.Element: Sendable {
   /// The last element; rejects with ``PMKError/emptySequence`` if there is none.
   public var lastValue: CancellablePromise<T.Element> {
-    map(on: nil) { collection in
-      guard !collection.isEmpty else { throw PMKError.emptySequence }
-      return collection[collection.index(collection.startIndex, offsetBy: collection.count - 1)]
-    }
+    map(on: nil, SequenceBodies.lastValue)
   }
 }
 
@@ -144,7 +152,7 @@ extension CancellableThenable where T: Sequence, T.Element: Comparable & Sendabl
   public func sortedValues(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil
   ) -> CancellablePromise<[T.Element]> {
-    map(on: on, flags: flags) { $0.sorted() }
+    map(on: on, flags: flags, SequenceBodies.sortedValues)
   }
 }
 

@@ -141,32 +141,10 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    let flags = DispatchFlags(flags)
-    let context = cancelContext.chain
-    let member = CancellablePromise<V.T>(stageOf: cancelContext)
-    // The callbacks hold the chain's state and the new member's promise, never a member or the
-    // context: the context's source keeps this member's promise, so that would keep the chain
-    // alive once dropped pending (see `ChainState`).
-    let next = MemberSettler(member)
-    promise.pipe { result in
-      switch result {
-      case .success(let value):
-        on.dispatch(flags) {
-          guard !context.cancelStarted else { return }
-          do {
-            let returned = try body(value)
-            guard returned.promise !== next.promise else { throw PMKError.returnedSelf }
-            context.append(returned.cancelContext)
-            returned.promise.pipe { next.settle($0) }
-          } catch {
-            next.settle(.failure(error))
-          }
-        }
-      case .failure(let error):
-        next.settle(.failure(error))
-      }
+    thenStage(on: on, flags: flags, body) { returned, chain in
+      chain.append(returned.cancelContext)
+      return returned.promise
     }
-    return member
   }
 
   /// Runs `body` with the value and resolves the new member like the (not cancellable) thenable
@@ -182,19 +160,33 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
+    thenStage(on: on, flags: flags, body) { returned, _ in returned }
+  }
+
+  /// The stage of every `then`: a new member resolved like the thenable `follow` makes of what
+  /// `body` returned (`follow` also links a returned cancellable chain to this one).
+  ///
+  /// The callbacks hold the chain's state and the new member's promise, never a member or the
+  /// context: the context's source keeps this member's promise, so that would keep the chain alive
+  /// once dropped pending (see `ChainState`).
+  func thenStage<Returned, Followed: Thenable>(
+    on: DispatchQueue?, flags: DispatchWorkItemFlags?, _ body: @escaping @Sendable (T) throws -> Returned,
+    follow: @escaping @Sendable (Returned, ChainState) -> Followed
+  ) -> CancellablePromise<Followed.T> {
     let flags = DispatchFlags(flags)
     let context = cancelContext.chain
-    let member = CancellablePromise<V.T>(stageOf: cancelContext)
-    let next = MemberSettler(member)  // not the member: see `cancellableThen`
+    let member = CancellablePromise<Followed.T>(stageOf: cancelContext)
+    let next = MemberSettler(member)
     promise.pipe { result in
       switch result {
       case .success(let value):
         on.dispatch(flags) {
           guard !context.cancelStarted else { return }
           do {
-            let returned = try body(value)
-            guard returned !== next.promise else { throw PMKError.returnedSelf }
-            returned.pipe { next.settle($0) }
+            let followed = follow(try body(value), context)
+            // Returning the very member this call returned would wait for itself.
+            guard followed !== next.promise else { throw PMKError.returnedSelf }
+            followed.pipe { next.settle($0) }
           } catch {
             next.settle(.failure(error))
           }
@@ -233,10 +225,7 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U?
   ) -> CancellablePromise<U> {
-    map(on: on, flags: flags) { value in
-      guard let transformed = try transform(value) else { throw PMKError.compactMap(value, U.self) }
-      return transformed
-    }
+    map(on: on, flags: flags, ChainingBodies.compactMap(transform))
   }
 
   /// Consumes the value.
@@ -268,10 +257,7 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
   ) -> CancellablePromise<T> {
-    map(on: on, flags: flags) { value in
-      try body(value)
-      return value
-    }
+    map(on: on, flags: flags, ChainingBodies.get(body))
   }
 
   /// Looks at the result, fulfilled or rejected, and passes it on.

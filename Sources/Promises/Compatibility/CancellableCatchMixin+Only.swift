@@ -21,8 +21,7 @@ extension CancellableCatchMixin {
   ) -> CancellableCascadingFinalizer {
     CancellableCascadingFinalizer(
       asVoid().recover(on: on, flags: flags, policy: .allErrors) { error in
-        guard let match = error as? E, match == only else { throw error }
-        body(match)
+        try OnlyError.handle(error, only: only, body)
       })
   }
 
@@ -44,8 +43,7 @@ extension CancellableCatchMixin {
   ) -> CancellableCascadingFinalizer {
     CancellableCascadingFinalizer(
       asVoid().recover(on: on, flags: flags, policy: .allErrors) { error in
-        guard let match = error as? E, policy.handles(error) else { throw error }
-        body(match)
+        try OnlyError.handle(error, only: E.self, policy: policy, body)
       })
   }
 
@@ -64,8 +62,7 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (E) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     recover(on: on, flags: flags, policy: .allErrors) { error -> V in
-      guard let match = error as? E, match == only else { throw error }
-      return try body(match)
+      try OnlyError.handle(error, only: only, body)
     }
   }
 
@@ -83,8 +80,7 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (E) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     cancellableRecover(on: on, flags: flags, policy: .allErrors) { error -> V in
-      guard let match = error as? E, match == only else { throw error }
-      return try body(match)
+      try OnlyError.handle(error, only: only, body)
     }
   }
 
@@ -103,8 +99,7 @@ extension CancellableCatchMixin {
     policy: CatchPolicy = conf.catchPolicy, _ body: @escaping @Sendable (E) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     recover(on: on, flags: flags, policy: .allErrors) { error -> V in
-      guard let match = error as? E, policy.handles(error) else { throw error }
-      return try body(match)
+      try OnlyError.handle(error, only: E.self, policy: policy, body)
     }
   }
 
@@ -123,8 +118,7 @@ extension CancellableCatchMixin {
     policy: CatchPolicy = conf.catchPolicy, _ body: @escaping @Sendable (E) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     cancellableRecover(on: on, flags: flags, policy: .allErrors) { error -> V in
-      guard let match = error as? E, policy.handles(error) else { throw error }
-      return try body(match)
+      try OnlyError.handle(error, only: E.self, policy: policy, body)
     }
   }
 }
@@ -144,8 +138,7 @@ extension CancellableCatchMixin where T == Void {
     _ body: @escaping @Sendable (E) throws -> Void
   ) -> CancellablePromise<Void> {
     recover(on: on, flags: flags, policy: .allErrors) { error in
-      guard let match = error as? E, match == only else { throw error }
-      try body(match)
+      try OnlyError.handle(error, only: only, body)
     }
   }
 
@@ -164,8 +157,7 @@ extension CancellableCatchMixin where T == Void {
     policy: CatchPolicy = conf.catchPolicy, _ body: @escaping @Sendable (E) throws -> Void
   ) -> CancellablePromise<Void> {
     recover(on: on, flags: flags, policy: .allErrors) { error in
-      guard let match = error as? E, policy.handles(error) else { throw error }
-      try body(match)
+      try OnlyError.handle(error, only: E.self, policy: policy, body)
     }
   }
 }
@@ -256,4 +248,23 @@ public final class CancellableCascadingFinalizer: Cancellable, Sendable {
 
   /// Whether `cancel` was called on the chain.
   public var cancelAttempted: Bool { rest.cancelAttempted }
+}
+
+/// The one test every `catch(only:)` and `recover(only:)` makes, for errors given by value or by
+/// type.
+enum OnlyError {
+  /// `body`'s answer if `error` is `only`; rethrows `error` otherwise.
+  static func handle<E: Error & Equatable, R>(_ error: Error, only: E, _ body: (E) throws -> R) throws -> R {
+    guard let match = error as? E, match == only else { throw error }
+    return try body(match)
+  }
+
+  /// `body`'s answer if `error` is of type `only` and `policy` covers it; rethrows `error`
+  /// otherwise.
+  static func handle<E: Error, R>(_ error: Error, only: E.Type, policy: CatchPolicy, _ body: (E) throws -> R) throws
+    -> R
+  {
+    guard let match = error as? E, policy.handles(error) else { throw error }
+    return try body(match)
+  }
 }

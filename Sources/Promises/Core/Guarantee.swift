@@ -15,6 +15,7 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
+  // `storedTask` is read and replaced only inside `lock.withLock` once the guarantee is shared;
   // every other stored property is immutable.
 
   typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
@@ -30,33 +31,41 @@ public final class Guarantee<T: Sendable>: Thenable, DeferredDelivery, @unchecke
   /// Set while a guarantee made by users is pending, cleared (under `lock`) when it settles, so
   /// that `deinit` need not inspect the generic machine.
   @exclusivity(unchecked) var warnsIfPending: Bool
-  /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``); a
-  /// cancellable wrapper cancels it.
-  let task: (any CancellableTask)?
+  /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``, or what
+  /// `setCancellable(_:)` gave); a cancellable wrapper cancels it. Guarded by `lock`.
+  @exclusivity(unchecked) var storedTask: (any CancellableTask)?
+
+  /// The work a cancellable wrapper made now would cancel (see `storedTask`).
+  var task: (any CancellableTask)? { lock.withLock { storedTask } }
+
+  /// Makes `task` the work this guarantee waits for (see `storedTask`).
+  func replaceTask(with task: (any CancellableTask)?) {
+    lock.withLock { storedTask = task }
+  }
 
   /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
   init(pending: Void) {
     state = GuaranteeState(machine: Machine())
     warnsIfPending = false
-    task = nil
+    storedTask = nil
   }
 
   init(task: (any CancellableTask)?) {
     state = GuaranteeState(machine: Machine())
     warnsIfPending = false
-    self.task = task
+    storedTask = task
   }
 
   init(warnsIfPending: Bool) {
     state = GuaranteeState(machine: Machine())
     self.warnsIfPending = warnsIfPending
-    task = nil
+    storedTask = nil
   }
 
   init(settled value: T) {
     state = GuaranteeState(machine: Machine(settled: value))
     warnsIfPending = false
-    task = nil
+    storedTask = nil
   }
 
   /// Creates a guarantee and calls `body` at once, on this thread, with the function that

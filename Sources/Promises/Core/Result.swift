@@ -1,6 +1,6 @@
 /// How a promise resolved: PromiseKit 6/8's result, with `.fulfilled` and `.rejected`.
 ///
-/// It is what ``Thenable/result``, ``Thenable/tap(on:flags:_:)`` and `when(resolved:)` hand out, so
+/// It is what ``Thenable/result``, `tap` and `when(resolved:)` hand out, so
 /// code written for PromiseKit 6/8 or CancellablePromiseKit switches on the same cases. Inside a
 /// module that imports `Promises`, this `Result` hides the standard library's; write
 /// `Swift.Result` for that one. `Resolver.resolve(_:)` takes either

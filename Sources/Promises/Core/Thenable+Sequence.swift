@@ -12,7 +12,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
   ) -> Promise<[U]> {
-    map(on: on, flags: flags) { try $0.map(transform) }
+    map(on: on, flags: flags, SequenceBodies.mapValues(transform))
   }
 
   /// Transforms every element into a sequence and concatenates them.
@@ -26,7 +26,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
   ) -> Promise<[U.Element]> where U.Element: Sendable {
-    map(on: on, flags: flags) { try $0.flatMap(transform) }
+    map(on: on, flags: flags, SequenceBodies.flatMapValues(transform))
   }
 
   /// Transforms every element, dropping `nil` results.
@@ -40,7 +40,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U?
   ) -> Promise<[U]> {
-    map(on: on, flags: flags) { try $0.compactMap(transform) }
+    map(on: on, flags: flags, SequenceBodies.compactMapValues(transform))
   }
 
   /// Starts a thenable per element and waits for all of them (``when(fulfilled:)-([U])->Promise<[U.T]>``).
@@ -54,7 +54,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
   ) -> Promise<[U.T]> {
-    then(on: on, flags: flags) { when(fulfilled: try $0.map(transform)) }
+    then(on: on, flags: flags, SequenceBodies.whenAll(transform))
   }
 
   /// Starts a thenable of a sequence per element, waits for all and concatenates the results.
@@ -68,7 +68,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
   ) -> Promise<[U.T.Element]> where U.T: Sequence, U.T.Element: Sendable {
-    then(on: on, flags: flags) { when(fulfilled: try $0.map(transform)) }.map(on: nil) { $0.flatMap { $0 } }
+    then(on: on, flags: flags, SequenceBodies.whenAll(transform)).map(on: nil, SequenceBodies.concatenated)
   }
 
   /// Keeps the elements `isIncluded` accepts.
@@ -82,15 +82,12 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ isIncluded: @escaping @Sendable (T.Element) -> Bool
   ) -> Promise<[T.Element]> {
-    map(on: on, flags: flags) { $0.filter(isIncluded) }
+    map(on: on, flags: flags, SequenceBodies.filterValues(isIncluded))
   }
 
   /// The first element; rejects with ``PMKError/emptySequence`` if there is none.
   public var firstValue: Promise<T.Element> {
-    map(on: nil) { sequence in
-      guard let first = sequence.first(where: { _ in true }) else { throw PMKError.emptySequence }
-      return first
-    }
+    map(on: nil, SequenceBodies.firstValue(where: { _ in true }))
   }
 
   /// The first element `test` accepts; rejects with ``PMKError/emptySequence`` if there is none.
@@ -104,20 +101,14 @@ extension Thenable where T: Sequence, T.Element: Sendable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     where test: @escaping @Sendable (T.Element) -> Bool
   ) -> Promise<T.Element> {
-    map(on: on, flags: flags) { sequence in
-      guard let first = sequence.first(where: test) else { throw PMKError.emptySequence }
-      return first
-    }
+    map(on: on, flags: flags, SequenceBodies.firstValue(where: test))
   }
 }
 
 extension Thenable where T: Collection, T.Element: Sendable {
   /// The last element; rejects with ``PMKError/emptySequence`` if there is none.
   public var lastValue: Promise<T.Element> {
-    map(on: nil) { collection in
-      guard !collection.isEmpty else { throw PMKError.emptySequence }
-      return collection[collection.index(collection.startIndex, offsetBy: collection.count - 1)]
-    }
+    map(on: nil, SequenceBodies.lastValue)
   }
 }
 
@@ -131,6 +122,6 @@ extension Thenable where T: Sequence, T.Element: Comparable & Sendable {
   public func sortedValues(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil
   ) -> Promise<[T.Element]> {
-    map(on: on, flags: flags) { $0.sorted() }
+    map(on: on, flags: flags, SequenceBodies.sortedValues)
   }
 }

@@ -80,10 +80,7 @@ extension Thenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U?
   ) -> Promise<U> {
-    map(on: on, flags: flags) { value in
-      guard let transformed = try transform(value) else { throw PMKError.compactMap(value, U.self) }
-      return transformed
-    }
+    map(on: on, flags: flags, ChainingBodies.compactMap(transform))
   }
 
   /// Runs `body` with the value once fulfilled; the returned promise fulfils with `()` when `body`
@@ -116,10 +113,7 @@ extension Thenable {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
   ) -> Promise<T> {
-    map(on: on, flags: flags) { value in
-      try body(value)
-      return value
-    }
+    map(on: on, flags: flags, ChainingBodies.get(body))
   }
 
   /// Runs `body` with the result, fulfilled or rejected, and passes the result on unchanged.
