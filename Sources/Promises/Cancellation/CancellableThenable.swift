@@ -169,6 +169,7 @@ extension CancellableThenable {
   /// The callbacks hold the chain's state and the new member's promise, never a member or the
   /// context: the context's source keeps this member's promise, so that would keep the chain alive
   /// once dropped pending (see `ChainState`).
+  @inlinable
   func thenStage<Returned, Followed: Thenable>(
     on: DispatchQueue?, flags: DispatchWorkItemFlags?, _ body: @escaping @Sendable (T) throws -> Returned,
     follow: @escaping @Sendable (Returned, ChainState) -> Followed
