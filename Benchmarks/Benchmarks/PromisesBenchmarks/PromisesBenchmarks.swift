@@ -117,4 +117,48 @@ let benchmarks: @Sendable () -> Void = {
       promise.cancel()
     }
   }
+
+  // MARK: PromiseKit 7's cancellable shapes (the peer comparison's workloads)
+
+  // Each step a cancellable request: the body returns a cancellable promise. Baseline: the
+  // cancellable `map` chain above (same root, same cancel), whose stage costs no nested chain.
+  Benchmark("cancellable then(on: nil) { cancellable } chain, pending root, cancelled: per stage") { benchmark in
+    let (root, resolver) = Promise<Int>.pending()
+    var tail = root.cancellize()
+    for _ in benchmark.scaledIterations {
+      tail = tail.then(on: nil) { Promise.value($0 &+ 1).cancellize() }
+    }
+    tail.cancel()
+    resolver.fulfill(0)
+    blackHole(tail)
+  }
+  Benchmark("cancellable then(on: nil) { cancellable } chain, resolved root: per stage") { benchmark in
+    var tail = Promise.value(0).cancellize()
+    for _ in benchmark.scaledIterations {
+      tail = tail.then(on: nil) { Promise.value($0 &+ 1).cancellize() }
+    }
+    blackHole(tail)
+  }
+  Benchmark("cancellable map(on: nil) chain, resolved root: per stage (baseline of the above)") { benchmark in
+    var tail = Promise.value(0).cancellize()
+    for _ in benchmark.scaledIterations {
+      tail = tail.map(on: nil) { $0 &+ 1 }
+    }
+    blackHole(tail)
+  }
+  Benchmark("CancellablePromise(resolver:) + fulfil") { benchmark in
+    for index in benchmark.scaledIterations {
+      let promise = CancellablePromise<Int> { $0.fulfill(index) }
+      blackHole(promise)
+    }
+  }
+  Benchmark("Promise.pending().promise.cancellize() + cancel") { benchmark in
+    for _ in benchmark.scaledIterations {
+      let (root, resolver) = Promise<Int>.pending()
+      let member = root.cancellize()
+      member.cancel()
+      blackHole(member)
+      resolver.fulfill(0)
+    }
+  }
 }

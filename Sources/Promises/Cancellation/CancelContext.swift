@@ -230,6 +230,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// closures are released), and a later cancel runs neither. If `work` settles while the cancel
   /// runs, what the cancel reached first wins: the handler skips work that settled before the
   /// handler ran, unless the cancel itself rejected it (a member rejected by this very cancel).
+  @usableFromInline
   func append<Work: Thenable>(
     task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?, whilePending work: Work
   ) {

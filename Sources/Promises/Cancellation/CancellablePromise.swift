@@ -64,14 +64,19 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// - Parameters:
   ///   - bridge: the thenable to wrap.
   ///   - cancelContext: the chain to join; a new context when `nil`.
+  @inlinable
   public convenience init<U: Thenable>(_ bridge: U, cancelContext: CancelContext? = nil) where U.T == T {
     let context = cancelContext ?? CancelContext()
     self.init(stageOf: context)
-    if let guarantee = bridge as? Guarantee<T>, let task = guarantee.task {
-      context.append(task: task, reject: nil, whilePending: guarantee)
-    }
+    if let guarantee = bridge as? Guarantee<T> { Self.stopOnCancel(guarantee, in: context) }
     let settler = MemberSettler(self)
     bridge.pipe { settler.settle($0) }
+  }
+
+  /// Registers `guarantee`'s own task (if any) with `context`, while the guarantee is pending.
+  @usableFromInline
+  static func stopOnCancel(_ guarantee: Guarantee<T>, in context: CancelContext) {
+    if let task = guarantee.task { context.append(task: task, reject: nil, whilePending: guarantee) }
   }
 
   /// Creates a pending member, calls `body` at once with its resolver, and registers `task`:
@@ -84,6 +89,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// - Parameters:
   ///   - task: the work to stop on cancel.
   ///   - body: starts the work; throwing rejects the promise.
+  @inlinable
   public convenience init(task: (any CancellableTask)? = nil, resolver body: (Resolver<T>) throws -> Void) {
     self.init(stageOf: CancelContext())
     cancelContext.append(task: task, reject: nil, whilePending: promise)

@@ -120,6 +120,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func then<V: CancellableThenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -135,6 +136,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func cancellableThen<V: CancellableThenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -153,6 +155,7 @@ extension CancellableThenable {
   ///   - flags: the dispatch flags.
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
+  @inlinable
   public func then<V: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -166,6 +169,7 @@ extension CancellableThenable {
   /// The callbacks hold the chain's state and the new member's promise, never a member or the
   /// context: the context's source keeps this member's promise, so that would keep the chain alive
   /// once dropped pending (see `ChainState`).
+  @inlinable
   func thenStage<Returned, Followed: Thenable>(
     on: DispatchQueue?, flags: DispatchWorkItemFlags?, _ body: @escaping @Sendable (T) throws -> Returned,
     follow: @escaping @Sendable (Returned, ChainState) -> Followed

@@ -87,6 +87,7 @@ struct ChainState: Sendable {
   /// The link keeps `other` alive while this chain can still be cancelled (until this chain's
   /// source ends) or until `child` ends, whichever comes first: a cancel of this chain must reach
   /// `other`'s tasks and members even when nobody else holds `other`.
+  @usableFromInline
   func append(_ other: CancelContext, through child: CancelStorage? = nil) {
     let child = child ?? other.source
     guard child !== source else { return }

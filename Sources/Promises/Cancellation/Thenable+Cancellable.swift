@@ -6,18 +6,21 @@
 ///
 /// - Parameter thenable: the promise or guarantee.
 /// - Returns: a cancellable promise resolved like `thenable`.
+@inlinable
 public func cancellable<U: Thenable>(_ thenable: U) -> CancellablePromise<U.T> {
   CancellablePromise(thenable)
 }
 
 extension Thenable {
   /// PromiseKit 7's spelling of ``cancellable(_:)``.
+  @inlinable
   public func cancellize() -> CancellablePromise<T> {
     CancellablePromise(self)
   }
 
   /// CancellablePromiseKit's spelling of ``cancellable(_:)``: cancelling the wrapper rejects it
   /// while this promise keeps running.
+  @inlinable
   public func asCancellable() -> CancellablePromise<T> {
     CancellablePromise(self)
   }

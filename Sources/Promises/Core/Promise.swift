@@ -27,7 +27,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
   // other module can subclass it, and every member is `final`.
-  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `member` and the
+  // Safety of `@unchecked Sendable`: `machine`, `warnsIfPending`, `hasSettled`, `member` and the
   // inherited `stored` value are read and written only inside `lock.withLock` (the core's lock,
   // hosted inline under the documented hosting exception; `warnsIfPending` is also read in
   // `deinit`); callbacks run after unlocking; every other stored property is immutable.
@@ -38,10 +38,14 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
 
   // Field order keeps the object small (a `map(on: nil)` stage of an `Int` promise fits the
   // allocator's 128-byte fast bins, see `PromiseObjectSizeTests`): the one-byte `warnsIfPending`
-  // and the 4-byte lock share a word, then the machine.
+  // and `hasSettled` and the 4-byte lock share a word, then the machine.
   /// Whether deallocating this promise now would be logged: set for promises made by users while
   /// they are pending, cleared when they settle. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var warnsIfPending: Bool
+  /// Whether the promise has settled: `machine.isSettled`, in a field of a non-generic type, so
+  /// that `deinit` (which runs unspecialized) skips a settled promise without looking up the
+  /// machine's generic metadata. Guarded by `lock`.
+  @usableFromInline @exclusivity(unchecked) final var hasSettled: Bool
   @usableFromInline let lock = CoreLock()
   /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
   @usableFromInline @exclusivity(unchecked) final var machine: Machine
@@ -60,18 +64,21 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @inlinable init(pending: Void) {
     machine = Machine()
     warnsIfPending = false
+    hasSettled = false
     super.init(stored: nil)
   }
 
   @inlinable init(warnsIfPending: Bool) {
     machine = Machine()
     self.warnsIfPending = warnsIfPending
+    hasSettled = false
     super.init(stored: nil)
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
     machine = Machine(settled: ())
     warnsIfPending = false
+    hasSettled = true
     super.init(stored: result)
   }
 
@@ -118,7 +125,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     // A pending promise still holds the stages waiting on it, and they the stages after them:
     // freed here, one inside the other, a long chain would overflow the stack. The core frees
     // them in a loop instead. (A settled promise handed its callbacks out: nothing to do.)
-    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    if !hasSettled, machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   // MARK: State
@@ -213,6 +220,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
       warnsIfPending = false
       let action = machine.settle(())
       if action != .alreadySettled {
+        hasSettled = true
         // The member is alive while it is set and the lock is held (see `member`); its context
         // keeps the source alive. Taking the source's lock inside this one is the order
         // `leaveSource()` below already uses.
