@@ -211,17 +211,22 @@ struct RecoverBranchCancelTests {
   @Test func cancellingTheBranchDoesNotStartAQueuedRecoverBody() async {
     let (root, _) = CancellablePromise<Void>.pending()
     let ran = Counter()
-    let recovered = root.recover(on: .global(), policy: .allErrors) { _ in ran.increment() }
-    let other = root.cancellableRecover(on: .global(), policy: .allErrors) { _ -> CancellablePromise<Void> in
+    // The bodies are queued on a suspended queue, so neither can start before both cancels ran
+    // (on `.global()`, the first cancel's rejection of the root could start the other body first).
+    let queue = DispatchQueue(label: "recover bodies")
+    queue.suspend()
+    let recovered = root.recover(on: queue, policy: .allErrors) { _ in ran.increment() }
+    let other = root.cancellableRecover(on: queue, policy: .allErrors) { _ -> CancellablePromise<Void> in
       ran.increment()
       return CancellablePromise<Void>()
     }
     recovered.cancel()
     other.cancel()
+    queue.resume()
     _ = await outcome(of: recovered.promise)
     _ = await outcome(of: other.promise)
     // Let the queue run anything it was given.
-    await withCheckedContinuation { continuation in DispatchQueue.global().async { continuation.resume() } }
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(ran.value == 0)
   }
 

@@ -216,24 +216,29 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     -> Machine.SettleAction
   {
     var result = Optional(result)
-    let (action, leftList) = lock.withLock { () -> (Machine.SettleAction, _CancelMember?) in
+    let (action, leftList, heldMember) = lock.withLock {
+      () -> (Machine.SettleAction, _CancelMember?, _CancelMember?) in
       warnsIfPending = false
+      // The member is alive while it is set and the lock is held (see `member`), but once it has
+      // left its context, a cancel that took the context's list may drop the last other reference
+      // at any moment. Retained here and released after unlocking, so that its `deinit` (which
+      // takes this lock to forget it) never runs on this thread inside this section.
+      let heldMember = self.member.take()?.takeUnretainedValue()
       let action = machine.settle(())
       if action != .alreadySettled {
         hasSettled = true
-        // The member is alive while it is set and the lock is held (see `member`); its context
-        // keeps the source alive. Taking the source's lock inside this one is the order
-        // `leaveSource()` below already uses.
-        if cancelWins, let member = self.member,
-          let reason = member._withUnsafeGuaranteedRef({ Self.markedCancelReason(of: $0) })
-        {
+        // Its context keeps the source alive. Taking the source's lock inside this one is the
+        // order `leaveSource()` below already uses.
+        if cancelWins, let heldMember, let reason = Self.markedCancelReason(of: heldMember) {
           result = .failure(reason)
         }
         stored = result.take()
       }
-      return (action, self.member.take()?._withUnsafeGuaranteedRef { $0.leaveSource() })
+      return (action, heldMember?.leaveSource(), heldMember)
     }
-    _ = leftList  // the context list's reference to the member, released after unlocking
+    // Released after unlocking: the context list's reference to the member, and this section's.
+    _ = leftList
+    _ = heldMember
     return action
   }
 
