@@ -36,6 +36,35 @@ struct DeepChainTests {
     #expect(observed.values == [Self.depth])
   }
 
+  @Test func cancellingALongChainOfCancellableThenStagesRejectsItsTail() async {
+    let observed = Recorder<Bool>()
+    await onSmallStack(256 << 10) {
+      let (root, resolver) = Promise<Int>.pending()
+      var tail = root.cancellize()
+      for _ in 0..<Self.depth / 10 {
+        tail = tail.then(on: nil) { Promise.value($0 + 1).cancellize() }
+      }
+      tail.cancel()
+      observed.record(tail.isRejected && tail.error?.isCancelled == true)
+      resolver.fulfill(0)
+    }
+    #expect(observed.values == [true])
+  }
+
+  @Test func aLongChainOfCancellableThenStagesFulfilledCompletes() async {
+    let observed = Recorder<Int>()
+    await onSmallStack(256 << 10) {
+      let (root, resolver) = Promise<Int>.pending()
+      var tail = root.cancellize()
+      for _ in 0..<Self.depth / 10 {
+        tail = tail.then(on: nil) { Promise.value($0 + 1).cancellize() }
+      }
+      resolver.fulfill(0)
+      observed.record(tail.value ?? -1)
+    }
+    #expect(observed.values == [Self.depth / 10])
+  }
+
   @Test func aHundredThousandElementWhenCompletes() async {
     let observed = Recorder<Int>()
     await onSmallStack(256 << 10) {

@@ -62,14 +62,20 @@ struct DroppedWorkTests {
     #expect(freed)
   }
 
-  @Test func droppingALongPendingCancellableChainNeedsNoDeepStackAndFreesIt() async {
+  /// With `map` stages, and with `then` stages whose bodies return a cancellable promise.
+  @Test(arguments: [false, true])
+  func droppingALongPendingCancellableChainNeedsNoDeepStackAndFreesIt(nestedStages: Bool) async {
     let freed = await onSmallStack(Self.stack) { () -> Bool in
       let context: WeakBox<CancelContext>
       let tail: WeakBox<CancellablePromise<Int>>
       do {
         let (root, _) = CancellablePromise<Int>.pending()
         var last = root
-        for _ in 0..<Self.depth { last = last.map(on: nil) { $0 + 1 } }
+        if nestedStages {
+          for _ in 0..<Self.depth / 10 { last = last.then(on: nil) { Promise.value($0 + 1).cancellize() } }
+        } else {
+          for _ in 0..<Self.depth { last = last.map(on: nil) { $0 + 1 } }
+        }
         context = WeakBox(root.cancelContext)
         tail = WeakBox(last)
       }

@@ -130,6 +130,14 @@ struct PromiseKit7CompatibilityTests {
     #expect(void.recover(only: PMKError.self, on: nil) { _ in }.error as? TestError == TestError(id: 8))
   }
 
+  @Test func aThenBodyReturningItsOwnMemberRejectsWithReturnedSelf() {
+    let slot = Keeper()
+    let (root, resolver) = CancellablePromise<Int>.pending()
+    slot.promise = root.then(on: nil) { _ in slot.promise! }
+    resolver.fulfill(1)
+    if case PMKError.returnedSelf? = slot.promise?.error {} else { Issue.record("not returnedSelf") }
+  }
+
   @Test func aRecoverBodyReturningItsOwnResultRejectsWithReturnedSelf() async {
     let slot = Keeper()
     let (failing, reject) = CancellablePromise<Int>.pending()

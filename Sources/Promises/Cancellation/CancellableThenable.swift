@@ -141,10 +141,8 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    thenStage(on: on, flags: flags, body) { returned, chain in
-      chain.append(returned.cancelContext)
-      return returned.promise
-    }
+    CancellableThenStage<T, FollowingCancellable<V>>(body)
+      .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 
   /// Runs `body` with the value and resolves the new member like the (not cancellable) thenable
@@ -160,43 +158,8 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    thenStage(on: on, flags: flags, body) { returned, _ in returned }
-  }
-
-  /// The stage of every `then`: a new member resolved like the thenable `follow` makes of what
-  /// `body` returned (`follow` also links a returned cancellable chain to this one).
-  ///
-  /// The callbacks hold the chain's state and the new member's promise, never a member or the
-  /// context: the context's source keeps this member's promise, so that would keep the chain alive
-  /// once dropped pending (see `ChainState`).
-  @inlinable
-  func thenStage<Returned, Followed: Thenable>(
-    on: DispatchQueue?, flags: DispatchWorkItemFlags?, _ body: @escaping @Sendable (T) throws -> Returned,
-    follow: @escaping @Sendable (Returned, ChainState) -> Followed
-  ) -> CancellablePromise<Followed.T> {
-    let flags = DispatchFlags(flags)
-    let context = cancelContext.chain
-    let member = CancellablePromise<Followed.T>(stageOf: cancelContext)
-    let next = MemberSettler(member)
-    promise.pipe { result in
-      switch result {
-      case .success(let value):
-        on.dispatch(flags) {
-          guard !context.cancelStarted else { return }
-          do {
-            let followed = follow(try body(value), context)
-            // Returning the very member this call returned would wait for itself.
-            guard followed !== next.promise else { throw PMKError.returnedSelf }
-            followed.pipe { next.settle($0) }
-          } catch {
-            next.settle(.failure(error))
-          }
-        }
-      case .failure(let error):
-        next.settle(.failure(error))
-      }
-    }
-    return member
+    CancellableThenStage<T, FollowingThenable<V>>(body)
+      .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 
   /// Transforms the value.
@@ -211,7 +174,8 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
   ) -> CancellablePromise<U> {
-    CancellableMapStage(transform).attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
+    CancellableMapStage(transform)
+      .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 
   /// Transforms the value; `nil` rejects with ``PMKError/compactMap(_:_:)``.
@@ -275,7 +239,7 @@ extension CancellableThenable {
     let flags = DispatchFlags(flags)
     let context = cancelContext.chain
     let member = CancellablePromise<T>(stageOf: cancelContext)
-    let next = MemberSettler(member)  // not the member: see `cancellableThen`
+    let next = MemberSettler(member)  // not the member: see `ChainState`
     promise.pipe { result in
       on.dispatch(flags) {
         if !context.cancelStarted { body(Result(result)) }
