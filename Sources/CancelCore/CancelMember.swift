@@ -50,8 +50,7 @@ open class _CancelMember: @unchecked Sendable {
 
   /// A member of `source` that `cancelAction` cancels (it gets this object back). The subclass
   /// must keep the source alive for as long as the member lives. The source comes unmanaged so
-  /// that a subclass's initializer can pass it on without a retain and a release of it (measured:
-  /// 15 instructions per member).
+  /// that a subclass's initializer can pass it on without a retain and a release of it.
   @inlinable
   package init(
     source: Unmanaged<CancelStorage>, cancelAction: @escaping @Sendable (_CancelMember, any Error) -> Void

@@ -5,7 +5,7 @@ extension CancelStorage {
   /// For facades' owner objects that hold a storage directly: compiled inside the core, the
   /// cancellation is inlined here as it is in `CancelSource.cancel()`, so a facade's `cancel()`
   /// costs one call, exactly like the core's (calling `cancel(reason:)` from another module with
-  /// the default reason measured about 7 % more instructions for create+cancel+free).
+  /// the default reason costs more per create+cancel+free).
   package func cancelWithDefaultReason() -> Bool {
     cancel(reason: defaultCancellationReason)
   }

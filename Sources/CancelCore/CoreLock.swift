@@ -12,11 +12,10 @@ import Synchronization
 /// unlock, removed closures are released after unlock), so waiting is always brief.
 ///
 /// - On Darwin it is the standard library's `Mutex` (an `os_unfair_lock`, which donates priority).
-/// - Elsewhere it is a test-and-test-and-set lock on one `Atomic<UInt32>`: measured on our Linux
-///   machines it costs about 2.5 ns uncontended against about 40 ns for `Mutex` (a
-///   priority-inheritance futex there) and 7.5 ns for `pthread_mutex`, and it also does best with two
-///   threads contending. A waiter spins briefly and then yields its core, so a preempted holder gets
-///   to run.
+/// - Elsewhere it is a test-and-test-and-set lock on one `Atomic<UInt32>`, cheaper there than
+///   `Mutex` (a priority-inheritance futex on Linux) and `pthread_mutex`, uncontended and with two
+///   threads contending (docs/performance.md has the figures). A waiter spins briefly and then
+///   yields its core, so a preempted holder gets to run.
 ///
 /// The lock is `~Copyable`: it lives inline in the object it protects.
 @usableFromInline

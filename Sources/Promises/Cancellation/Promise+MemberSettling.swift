@@ -44,9 +44,9 @@ extension Promise {
   )
     -> Bool
   {
-    // `CancelContext.reject(_:cancelledWith:)` with a hand-back. Routing this through one shared
-    // function (with an optional queue) cost a retain/release pair more per stage of a cancelled
-    // chain; keep the two in step.
+    // `CancelContext.reject(_:cancelledWith:)` with a hand-back, written out: one shared function
+    // with an optional queue costs a retain and a release more per stage of a cancelled chain.
+    // Keep the two in step.
     switch settleLeavingDelivery(.failure(consume reason)) {
     case .alreadySettled: return false
     case .settled:

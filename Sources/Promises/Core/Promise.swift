@@ -366,8 +366,7 @@ extension Promise where T == Void {
 /// generic class's `deinit` destroys its fields unspecialized; a field whose type is a generic
 /// parameter of its own class is destroyed through that parameter's metadata, which the object
 /// carries, while a field of a composite type (`Swift.Result<T, Error>?` in `Promise<T>`) makes every
-/// deallocation look the composite type's metadata up at run time (about 330 instructions per
-/// promise, measured).
+/// deallocation look the composite type's metadata up at run time.
 public class _PromiseValue<Stored: Sendable>: @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the subclass reads and writes `stored` only under its lock.
 
