@@ -12,6 +12,14 @@ struct PromiseObjectSizeTests {
     #expect(instanceSize(of: type(of: stage)) <= 104)
   }
 
+  @Test func cancellableStagesOfAnIntPromiseFitTheFastBins() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let mapped = root.map(on: nil) { $0 + 1 }
+    let nested = root.then(on: nil) { Promise.value($0).cancellize() }
+    #expect(instanceSize(of: type(of: mapped.promise)) <= 112)
+    #expect(instanceSize(of: type(of: nested.promise)) <= instanceSize(of: type(of: mapped.promise)))
+  }
+
   @Test func aPromiseOfAnIntFitsTheFastBins() {
     #expect(instanceSize(of: Promise<Int>.self) <= 104)
   }
