@@ -23,11 +23,19 @@ extension CancelStorage {
     current.detach()
     while true {
       while let handler = current.handlers.popNewest() {
-        guard case .link(let child) = handler else {
-          run(handler, reason: current.reason)
+        guard let reason = current.reason else {
+          run(handler, reason: nil)
+          // A closed source's handlers may hold the last reference to an object whose `deinit`
+          // closes another source (a chain of cancel contexts, one per stage): freed inline, a
+          // long chain would close one inside the other, a frame per stage.
+          IterativeRelease.release(consume handler)
           continue
         }
-        guard let reason = current.reason, let childEnded = child.beginCancel(reason: reason) else { continue }
+        guard case .link(let child) = handler else {
+          run(handler, reason: reason)
+          continue
+        }
+        guard let childEnded = child.beginCancel(reason: reason) else { continue }
         if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
         current = childEnded
         current.detach()
@@ -46,7 +54,9 @@ extension CancelStorage {
   static func finishMembers(_ members: consuming TakenMembers, reason: (any Error)?) {
     var members = members
     guard let reason else {
-      while members.popOldest() != nil {}
+      // Released one at a time, through the core's iterative release: a member may hold the last
+      // reference to an object whose `deinit` closes another source (see `finish`).
+      while let member = members.popOldest() { IterativeRelease.release(member) }
       return
     }
     // `reason` is bound once, outside the loop: a binding per member would retain and release the

@@ -177,13 +177,15 @@ package final class CancelStorage: @unchecked Sendable {
   /// Returns whether this call did it.
   package func close() -> Bool {
     if status.load(ordering: .relaxed) != Self.active { return false }
-    let ended: EndedSource? = lock.withLock {
+    var ended: EndedSource? = lock.withLock {
       guard let ended = machine.close() else { return nil }
       status.store(Self.closed, ordering: .releasing)
       return ended
     }
-    guard let ended else { return false }
-    Self.finish(ended)
+    // Moved out, not copied: a copy left here would keep the handlers that `finish` hands to the
+    // iterative release, and free them when this frame ends, one closing source inside the other.
+    guard let taken = ended.take() else { return false }
+    Self.finish(consume taken)
     return true
   }
 

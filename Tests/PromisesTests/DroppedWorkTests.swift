@@ -84,6 +84,37 @@ struct DroppedWorkTests {
     #expect(freed)
   }
 
+  /// The shapes of cancellable chain whose stages each own a context (an `ensure`'s hold, a
+  /// `recover` branch, a `then` body's sub-chain): freeing one context frees the next.
+  enum ContextPerStage: CaseIterable, Sendable {
+    case ensure, ensureThen, recover, nestedSubChain
+  }
+
+  static func chain(_ shape: ContextPerStage, length: Int, settled: Bool) -> WeakBox<CancellablePromise<Int>> {
+    let (pending, resolver) = CancellablePromise<Int>.pending()
+    var last: CancellablePromise<Int> = settled ? Promise.value(0).cancellize() : pending
+    for _ in 0..<length {
+      switch shape {
+      case .ensure: last = last.ensure(on: nil) {}
+      case .ensureThen: last = last.ensureThen(on: nil) { CancellablePromise<Void>() }
+      case .recover: last = last.recover(on: nil) { _ in Promise.value(1) }
+      case .nestedSubChain:
+        let previous = last
+        last = Promise.value(0).cancellize().then(on: nil) { _ in previous }
+      }
+    }
+    _ = resolver
+    return WeakBox(last)
+  }
+
+  @Test(arguments: ContextPerStage.allCases, [false, true])
+  func freeingALongChainOfContextsNeedsNoDeepStack(shape: ContextPerStage, settled: Bool) async {
+    let freed = await onSmallStack(Self.stack) { () -> Bool in
+      Self.chain(shape, length: Self.depth / 10, settled: settled).value == nil
+    }
+    #expect(freed)
+  }
+
   // MARK: Freeing
 
   /// A task whose cancel counts, to check that a dropped chain released it (and that a cancel

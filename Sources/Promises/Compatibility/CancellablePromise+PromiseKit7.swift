@@ -112,7 +112,7 @@ struct CancellableTaskOf: CancellableTask {
 }
 
 /// A promise rejected with ``PMKError/timedOut`` after `seconds` (PromiseKit 7's `timeout`), for
-/// `race(work, timeout(seconds: 5).cancellize())`.
+/// `race(work.asVoid(), timeout(seconds: 5).cancellize())` (`race` takes promises of one type).
 ///
 /// It never fulfils. A non-finite or negative `seconds` means what it means for
 /// ``after(seconds:)``.
