@@ -31,7 +31,7 @@ package final class CancelStorage: @unchecked Sendable {
   /// the lock before `status` says cancelled, read without it by ``isCancelled(by:)``.
   @usableFromInline let reasonIdentity = Atomic<UInt>(0)
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
-  // every access, measured at a fifth of a register+unregister) is switched off for this property.
+  // every access) is switched off for this property.
   @exclusivity(unchecked) private var machine = CancelStateMachine()
 
   /// Creates an active source.
