@@ -211,4 +211,10 @@ struct MemberTests {
     )
     #expect(winners.value == Stress.iterations(100_000))
   }
+
+  @Test func aMemberIsOneSmallObject() {
+    // Header, source, target, action (two words), the two links and two flags: one allocation
+    // per pending promise of a cancellable chain, in the allocator's 80-byte class.
+    #expect(instanceSize(of: CancelMember.self) <= 72)
+  }
 }
