@@ -88,7 +88,6 @@ package final class CancelStorage: @unchecked Sendable {
   /// The number of handlers and child links waiting on this source (0 once it ended).
   package var registrationCount: Int { lock.withLock { machine.registrationCount } }
 
-
   // MARK: Registering
 
   /// Registers `handler`. On an ended source the handler runs at once on this thread (completion
