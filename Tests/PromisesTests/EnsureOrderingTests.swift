@@ -189,6 +189,22 @@ struct EnsureOrderingTests {
     #expect(tail.value == 2)
     #expect(tail.cancelAttempted && !tail.isCancelled)
   }
+
+  @Test(arguments: [false, true])
+  func stagesAfterTheCleanupRejectedByTheCancelReportItEvenWhenAHandlerSettledTheWorkFirst(cancelAfter: Bool) {
+    // A handler registered after the `ensure` runs before the cancel reaches the stages after the
+    // cleanup (newest first): it settles the work, the cleanup runs and passes the cancel error on
+    // before the held cancel arrives. Those stages are still rejected by this cancel.
+    let (work, resolver) = Promise<Int>.pending()
+    let root = Promise.value(1).cancellize()
+    let waiting = root.then(on: nil) { _ in work }
+    let after = waiting.ensure(on: nil) {}.map(on: nil) { $0 + 1 }
+    _ = root.cancelContext.signal.onCancel { resolver.fulfill(5) }
+    if cancelAfter { after.cancel() } else { root.cancel() }
+    #expect(waiting.isRejected && waiting.isCancelled)
+    #expect(after.isRejected)
+    #expect(after.isCancelled, "a cancel rejected the stages after the cleanup")
+  }
 }
 
 /// A `recover` body never starts after a cancel of its own branch returned; a cancel before the

@@ -92,13 +92,27 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// the cleanup finished (nothing kept it), closing its source and letting go of its members,
   /// and a cancel made before that must still reach the stages after the cleanup.
   ///
-  /// The closure holds this context's sources, not the context: the chain before the cleanup
-  /// calls it, and that chain must not keep this context alive (see `ChainState`).
-  func settlingAfterCleanup<T>(_ promise: Promise<T>) -> @Sendable (Swift.Result<T, Error>) -> Void {
+  /// A cleanup that ends with `upstream`'s own cancel error was started by that cancel, which is on
+  /// its way to `hold` through their link: but a handler of `upstream` registered after the
+  /// `ensure` runs before that link (handlers run newest first) and may settle the work, so the
+  /// cleanup can finish first. The hold is then cancelled here with that very error, so that the
+  /// stages after the cleanup are rejected by the cancel (and ``isCancelled`` says so) rather than
+  /// by a failure passed on before it arrived.
+  ///
+  /// The closure holds this context's sources and `upstream`'s, not the contexts: the chain before
+  /// the cleanup calls it, and that chain must not keep this context alive (see `ChainState`).
+  func settlingAfterCleanup<T>(_ promise: Promise<T>, of upstream: CancelStorage)
+    -> @Sendable (
+      Swift.Result<T, Error>
+    ) -> Void
+  {
     let (source, hold) = (source, hold)
     return { result in
       let chain = ChainState(source: source)
       if let hold {
+        if case .failure(let error) = result, upstream.isCancelled(by: ErrorIdentity(error)) {
+          _ = hold.cancel(reason: error)
+        }
         _ = source.link(to: hold)
         if let reason = hold.reason {
           chain.reject(promise, cancelledWith: reason)

@@ -112,7 +112,7 @@ extension CancellableCatchMixin {
   static func afterCleanup(_ cleaned: Promise<T>, of context: CancelContext) -> CancellablePromise<T> {
     let after = CancelContext(after: context)
     let member = CancellablePromise<T>(stageOf: after)
-    cleaned.pipe(to: after.settlingAfterCleanup(member.promise))
+    cleaned.pipe(to: after.settlingAfterCleanup(member.promise, of: context.source))
     return member
   }
 
