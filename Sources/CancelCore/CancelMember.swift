@@ -62,10 +62,10 @@ open class _CancelMember: @unchecked Sendable {
   /// The source this member joins.
   @inlinable package final var storage: CancelStorage { source.takeUnretainedValue() }
 
-  /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns the list's reference, for
-  /// the caller to release outside its locks.
+  /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns a strong reference to this
+  /// member, for the caller to release outside its locks.
   @inlinable @discardableResult
-  package final func leaveSource() -> _CancelMember? {
+  package final func leaveSource() -> _CancelMember {
     source._withUnsafeGuaranteedRef { $0.removeMember(self) }
   }
 }
