@@ -1,72 +1,104 @@
 import Synchronization
 
-/// An object that a source cancels after its handlers, without a handler closure: a facade's
-/// member of a cancellable chain (a pending promise of a `CancelContext`).
+/// One object waiting on a source as a *member* of its group: the core's primitive for a chain
+/// of pending objects that one cancel rejects (the Promises facade makes one per pending promise
+/// of a `CancelContext`).
 ///
-/// Not for use outside the library: it is public (and open) only so that the Promises facade's
-/// members, which its inlinable code makes, can inherit from it. Members join a source with `CancelStorage.addMember(_:)`
-/// and leave it with `removeMember(_:)`; while they wait they are linked into the source's
-/// ``MemberList`` through the two fields below, so joining and leaving allocate nothing and cost
-/// one short lock section each, however many members wait (a registration table would grow, and
-/// each growth copies every entry).
+/// A source's members form its *member group*: the list below, and one fact the group records,
+/// "the cancel rejected a member" (``CancelStorage/hasCancelledMember``). A member joins with
+/// `CancelStorage.addMember(_:)` and leaves with ``leaveSource()``; while it waits it is linked
+/// into the source's ``MemberList`` through its own fields, so joining and leaving allocate nothing
+/// and cost one short lock section each, however many members wait (a registration table would
+/// grow, and each growth copies every entry).
 ///
-/// When the source is cancelled, every waiting member's `cancelAction` runs with the reason,
+/// A member is one object: the ``target`` it stands for (a facade's pending object, retained) and
+/// one ``Action`` that knows the target's type. It is final and not public: a facade composes it,
+/// it does not subclass it. The action is meant to be capture-free (a facade's static function,
+/// specialized in its module or client), so a member costs one allocation.
+///
+/// When the source is cancelled, every waiting member's action runs with ``Event/cancelled(_:)``,
 /// oldest member first, after the source's handlers, on the cancelling thread and outside the
-/// lock. When the source closes, the members are only released.
+/// lock. When the source closes, the members are only released. When a member is freed, its action
+/// runs once more with ``Event/released``, from its `deinit`, for a target that refers to its
+/// member without retaining it (see below).
 ///
 /// The source's list holds the only reference a source needs: while a member waits, the list
-/// keeps it alive, and once a cancel took the list, the cancelling thread does until it has called
-/// `cancelAction` (or seen `hasLeft`). An object that refers to its member without retaining it (a
-/// `Promise` does) must leave the source while nothing else can release the member: a promise
-/// leaves under its own lock, which the member's `cancelAction` takes too. (A close releases the
-/// waiting members: the Promises facade closes a context's source when nothing can cancel the
-/// chain any more, and its members then let go of their pending promises.)
+/// keeps it alive, and once a cancel took the list, the cancelling thread does until it has run
+/// the action (or seen `hasLeft`). A target that refers to its member without retaining it (a
+/// `Promise` does) must leave the source while nothing else can release the member (a promise
+/// leaves under its own lock, which its action takes too), and must forget the member on
+/// ``Event/released``.
 //
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
-// access): `next`, `previous` and `isLinked` are read and written only by
-// `MemberList`, which its owning `CancelStorage` calls under its lock (and, once the source ended,
-// only by the one thread that took the list from the state machine); `hasLeft` is atomic;
-// `source` and `cancelAction` are immutable.
-open class _CancelMember: @unchecked Sendable {
-  /// The source this member joins. Not retained: the subclass keeps the source alive (a
-  /// `CancellablePromise` holds its `CancelContext`, which owns it), which saves a retain and a
-  /// release per member, and `Unmanaged`, so that calling it costs no retain either.
-  @usableFromInline package final let source: Unmanaged<CancelStorage>
-  /// Called once with the reason if the source is cancelled while this member waits.
-  @usableFromInline package final let cancelAction: @Sendable (_CancelMember, any Error) -> Void
-  /// The next (newer) waiting member. Strong: the list keeps waiting members alive.
-  @usableFromInline @exclusivity(unchecked) final var next: _CancelMember?
-  /// The previous (older) waiting member, not retained: the list's `next` references keep it
-  /// alive.
-  @usableFromInline @exclusivity(unchecked) final var previous: Unmanaged<_CancelMember>?
-  /// Whether the member is in its source's list right now.
-  @usableFromInline @exclusivity(unchecked) final var isLinked = false
-  /// Set when the member leaves (its promise settled) after a cancel took the list: the cancel then
-  /// skips it instead of calling `cancelAction` for nothing (`cancelAction` must be harmless on a
-  /// member that left, since the cancel may read it before it is set). It is also the leaving
-  /// thread's last access to the member and its source: seeing it, the cancel may release both,
-  /// so it is stored releasing and loaded acquiring (see `CancelStorage.removeMember(_:)`).
-  @usableFromInline package final let hasLeft = Atomic<Bool>(false)
-
-  /// A member of `source` that `cancelAction` cancels (it gets this object back). The subclass
-  /// must keep the source alive for as long as the member lives. The source comes unmanaged so
-  /// that a subclass's initializer can pass it on without a retain and a release of it.
-  @inlinable
-  package init(
-    source: Unmanaged<CancelStorage>, cancelAction: @escaping @Sendable (_CancelMember, any Error) -> Void
-  ) {
-    self.source = source
-    self.cancelAction = cancelAction
+// access): `next`, `previous` and `isLinked` are read and written only by `MemberList`, which its
+// owning `CancelStorage` calls under its lock (and, once the source ended, only by the one thread
+// that took the list from the state machine); `hasLeft` is atomic; `source`, `target` and `action`
+// are immutable.
+@usableFromInline
+package final class CancelMember: @unchecked Sendable {
+  /// What happens to a member.
+  @usableFromInline package enum Event: Sendable {
+    /// The source was cancelled with the reason while the member waited: reject the target.
+    case cancelled(any Error)
+    /// The member is being freed (the action runs from its `deinit`): a target that refers to
+    /// it without retaining it must forget it now. The member may be read, not kept.
+    case released
   }
 
-  /// The source this member joins.
-  @inlinable package final var storage: CancelStorage { source.takeUnretainedValue() }
+  /// What a member does on each ``Event``; it gets the member (and so ``target``) back.
+  @usableFromInline package typealias Action = @Sendable (CancelMember, Event) -> Void
+
+  /// The source whose group this member joins, retained: a member that a cancel took may outlive
+  /// every other holder of the source, and it leaves the source through this reference.
+  @usableFromInline package let source: CancelStorage
+  /// The object the member stands for (a facade's pending object), kept alive while the member
+  /// waits, so a cancel reaches it even when nobody else holds it.
+  @usableFromInline package let target: AnyObject
+  /// Called with ``Event/cancelled(_:)`` at most once, and with ``Event/released`` once.
+  @usableFromInline let action: Action
+  /// The next (newer) waiting member. Strong: the list keeps waiting members alive.
+  @usableFromInline @exclusivity(unchecked) var next: CancelMember?
+  /// The previous (older) waiting member, not retained: the list's `next` references keep it
+  /// alive.
+  @usableFromInline @exclusivity(unchecked) var previous: Unmanaged<CancelMember>?
+  /// Whether the member is in its source's list right now.
+  @usableFromInline @exclusivity(unchecked) var isLinked = false
+  /// Set when the member leaves (its target settled) after a cancel took the list: the cancel then
+  /// skips it instead of running the action for nothing (the action must be harmless on a member
+  /// that left, since the cancel may read this before it is set). It is also the leaving thread's
+  /// last access to the member and its source: seeing it, the cancel may release both, so it is
+  /// stored releasing and loaded acquiring (see `CancelStorage.removeMember(_:)`).
+  @usableFromInline let hasLeft = Atomic<Bool>(false)
+
+  /// A member of `source`'s group standing for `target`; it does not join until
+  /// `CancelStorage.addMember(_:)`.
+  @inlinable
+  package init(source: CancelStorage, target: AnyObject, action: @escaping Action) {
+    self.source = source
+    self.target = target
+    self.action = action
+  }
+
+  deinit {
+    action(self, .released)
+  }
 
   /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns a strong reference to this
   /// member, for the caller to release outside its locks.
   @inlinable @discardableResult
-  package final func leaveSource() -> _CancelMember {
-    source._withUnsafeGuaranteedRef { $0.removeMember(self) }
+  package func leaveSource() -> CancelMember {
+    source.removeMember(self)
+  }
+
+  /// For a target settling on its own while its group may be cancelled: if the source's cancel
+  /// has started, records that the cancel rejected a member (the group's
+  /// ``CancelStorage/hasCancelledMember``) and returns the reason the target must settle with;
+  /// `nil` if the source was not cancelled. Lock-free while the source is not cancelled.
+  @inlinable
+  package func claimCancelReason() -> (any Error)? {
+    guard source.isCancelled, let reason = source.reason else { return nil }
+    source.recordCancelledMember()
+    return reason
   }
 }
 
@@ -76,10 +108,10 @@ open class _CancelMember: @unchecked Sendable {
 /// it under its lock. Removing a member hands the list's strong reference back to the caller, to be
 /// released after unlocking (releasing a member can run a `deinit`, and through it user code).
 struct MemberList: Sendable {
-  private var head: _CancelMember?
+  private var head: CancelMember?
   /// The newest member, not retained (the list's `next` references keep it alive). `Unmanaged`,
   /// like `previous`, so that linking never retains and releases a neighbour just to look at it.
-  private var tail: Unmanaged<_CancelMember>?
+  private var tail: Unmanaged<CancelMember>?
 
   /// An empty list.
   init() {}
@@ -100,7 +132,7 @@ struct MemberList: Sendable {
   }
 
   /// Appends `member` (the newest).
-  mutating func append(_ member: _CancelMember) {
+  mutating func append(_ member: CancelMember) {
     precondition(!member.isLinked, "a member joins its source once")
     member.isLinked = true
     member.previous = tail
@@ -114,7 +146,7 @@ struct MemberList: Sendable {
 
   /// Unlinks `member` if it is linked and returns the reference the list held, for the caller to
   /// release after unlocking; `nil` if it was not linked.
-  mutating func remove(_ member: _CancelMember) -> _CancelMember? {
+  mutating func remove(_ member: CancelMember) -> CancelMember? {
     guard member.isLinked else { return nil }
     member.isLinked = false
     let previous = member.previous
@@ -143,9 +175,9 @@ struct MemberList: Sendable {
 
 /// Members taken from an ended source, oldest first. Only the thread that took them walks them.
 struct TakenMembers: Sendable {
-  private var head: _CancelMember?
+  private var head: CancelMember?
 
-  init(head: _CancelMember?) {
+  init(head: CancelMember?) {
     self.head = head
   }
 
@@ -154,7 +186,7 @@ struct TakenMembers: Sendable {
 
   /// Detaches and returns the oldest member. Members are released one at a time as the caller
   /// drops them, so a list of any length is freed without recursion.
-  mutating func popOldest() -> _CancelMember? {
+  mutating func popOldest() -> CancelMember? {
     guard let member = head.take() else { return nil }
     head = member.next.take()
     head?.previous = nil  // the popped member may be freed next

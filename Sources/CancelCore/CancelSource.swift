@@ -61,7 +61,7 @@ public final class CancelSource: CancellableWithReason, Sendable {
   ///
   /// Handlers run synchronously on this thread, newest first, before this method returns.
   public func cancel() {
-    _ = signal.storage.cancel(reason: defaultCancellationReason)
+    _ = signal.storage.cancelWithDefaultReason()
   }
 
   /// Cancels with `reason`, unless the source already ended.

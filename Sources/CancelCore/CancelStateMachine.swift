@@ -63,7 +63,7 @@ struct CancelStateMachine: Sendable {
   }
 
   /// Adds a member to wait for the cancel, if the source is still active.
-  mutating func addMember(_ member: _CancelMember) -> AddMemberAction {
+  mutating func addMember(_ member: CancelMember) -> AddMemberAction {
     switch phase {
     case .active:
       members.append(member)
@@ -76,7 +76,7 @@ struct CancelStateMachine: Sendable {
   /// Removes a waiting member. Returns the list's reference so it is released outside the lock, or
   /// `nil` if the member is not waiting. Once the source ended the list belongs to the thread that
   /// ended it, so this touches nothing.
-  mutating func removeMember(_ member: _CancelMember) -> _CancelMember? {
+  mutating func removeMember(_ member: CancelMember) -> CancelMember? {
     guard case .active = phase else { return nil }
     return members.remove(member)
   }

@@ -64,7 +64,7 @@ extension CancelStorage {
     while let member = members.popOldest() {
       // Acquiring: a member that left may be released here, and with it (through its owner) the
       // source the leaving thread was still reading just before it set `hasLeft`.
-      if !member.hasLeft.load(ordering: .acquiring) { member.cancelAction(member, reason) }
+      if !member.hasLeft.load(ordering: .acquiring) { member.action(member, .cancelled(reason)) }
     }
   }
 }

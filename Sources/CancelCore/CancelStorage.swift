@@ -13,8 +13,8 @@ import Synchronization
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
 // `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
-// `machine` for a lock holder) and read without it; `mark` is an `Atomic`; the other properties
-// are immutable.
+// `machine` for a lock holder) and read without it; `cancelledMember` and `reasonIdentity` are
+// `Atomic`s; the other properties are immutable.
 @usableFromInline
 package final class CancelStorage: @unchecked Sendable {
   @usableFromInline static let active: UInt8 = 0
@@ -22,10 +22,9 @@ package final class CancelStorage: @unchecked Sendable {
   @usableFromInline static let closed: UInt8 = 2
 
   @usableFromInline let status = Atomic<UInt8>(CancelStorage.active)
-  /// A one-way flag a facade may raise for its own bookkeeping (the Promises facade: "a cancel
-  /// rejected a member"). It sits in what would be padding after `status`, so it costs no space,
-  /// and it spares a facade a second source used as a flag.
-  @usableFromInline let mark = Atomic<Bool>(false)
+  /// The member group's one fact: whether the cancel rejected a member (see
+  /// ``hasCancelledMember``). It sits in what would be padding after `status`, so it costs no space.
+  @usableFromInline let cancelledMember = Atomic<Bool>(false)
   @usableFromInline let lock = CoreLock()
   /// The identity of the reason (see ``ErrorIdentity``) once cancelled, 0 before: written under
   /// the lock before `status` says cancelled, read without it by ``isCancelled(by:)``.
@@ -61,14 +60,15 @@ package final class CancelStorage: @unchecked Sendable {
   }
 
   /// The reason, if cancelled.
-  package var reason: (any Error)? {
+  @usableFromInline package var reason: (any Error)? {
     guard isCancelled else { return nil }
     return cancelledReason
   }
 
   /// Whether the source was cancelled with the error `error` identifies (the same error object,
-  /// not an equal one): two atomic loads, no lock, no copy of the reason. A facade passing a cancel
-  /// along a chain uses it to keep an error it already holds instead of reading the reason again.
+  /// not an equal one): two atomic loads, no lock, no copy of the reason. A cancel passed along a
+  /// member group arrives as its members' rejections; this tells such a rejection from any other
+  /// failure, keeping the error already at hand instead of reading the reason again.
   @inlinable package func isCancelled(by error: ErrorIdentity) -> Bool {
     isCancelled && reasonIdentity.load(ordering: .relaxed) == error.bits
   }
@@ -85,22 +85,8 @@ package final class CancelStorage: @unchecked Sendable {
     }
   }
 
-  /// Whether ``raiseMark()`` was called. One atomic load, no lock.
-  @inlinable package var isMarked: Bool { mark.load(ordering: .acquiring) }
-
-  /// Raises the facade's flag (see `mark`); `true` if this call raised it.
-  @inlinable @discardableResult
-  package func raiseMark() -> Bool {
-    // The load first: raising an already raised mark needs no read-modify-write.
-    guard !mark.load(ordering: .relaxed) else { return false }
-    return !mark.exchange(true, ordering: .acquiringAndReleasing)
-  }
-
   /// The number of handlers and child links waiting on this source (0 once it ended).
   package var registrationCount: Int { lock.withLock { machine.registrationCount } }
-
-  /// The number of members (see ``_CancelMember``) waiting on this source (0 once it ended).
-  package var memberCount: Int { lock.withLock { machine.memberCount } }
 
   // MARK: Registering
 
@@ -127,18 +113,37 @@ package final class CancelStorage: @unchecked Sendable {
     return removed != nil  // the removed closure is released here, after unlocking
   }
 
-  // MARK: Members
+  // MARK: The member group
+
+  /// The number of members (see ``CancelMember``) waiting on this source (0 once it ended).
+  package var memberCount: Int { lock.withLock { machine.memberCount } }
+
+  /// Whether the cancel rejected at least one member of this source's group: recorded by
+  /// ``recordCancelledMember()``, which a member's target calls when the cancel settles it (or
+  /// through ``CancelMember/claimCancelReason()``). `false` on a source that was cancelled after
+  /// every member had settled. One atomic load, no lock.
+  @inlinable package var hasCancelledMember: Bool { cancelledMember.load(ordering: .acquiring) }
+
+  /// Records that the cancel rejected a member of this group (see ``hasCancelledMember``), before
+  /// that member's rejection is delivered, so its handlers already see it. Returns whether this
+  /// call recorded it first.
+  @inlinable @discardableResult
+  package func recordCancelledMember() -> Bool {
+    // The load first: recording it again needs no read-modify-write.
+    guard !cancelledMember.load(ordering: .relaxed) else { return false }
+    return !cancelledMember.exchange(true, ordering: .acquiringAndReleasing)
+  }
 
   /// Adds `member` to the objects this source cancels (after its handlers, oldest member first).
   /// On a cancelled source the member is cancelled at once, on this thread; on a closed one it is
   /// not added. Returns whether it now waits.
   @discardableResult
-  @usableFromInline package func addMember(_ member: _CancelMember) -> Bool {
-    precondition(member.storage === self, "a member joins the source it was made for")
+  @usableFromInline package func addMember(_ member: CancelMember) -> Bool {
+    precondition(member.source === self, "a member joins the source it was made for")
     switch lock.withLock({ machine.addMember(member) }) {
     case .added: return true
     case .cancelled(let reason):
-      member.cancelAction(member, reason)
+      member.action(member, .cancelled(reason))
       return false
     case .closed: return false
     }
@@ -155,7 +160,7 @@ package final class CancelStorage: @unchecked Sendable {
   /// moment after that mark), since releasing a member can run its `deinit`, and through it user
   /// code or a lock the caller holds.
   @discardableResult
-  @usableFromInline package func removeMember(_ member: _CancelMember) -> _CancelMember {
+  @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember {
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
     if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
@@ -177,6 +182,13 @@ package final class CancelStorage: @unchecked Sendable {
     guard let ended = beginCancel(reason: reason) else { return false }
     Self.finish(ended)
     return true
+  }
+
+  /// Cancels with the shared default reason (`CancellationError()`, boxed once), as
+  /// `CancelSource.cancel()` does; returns whether this call cancelled. Owner objects of every
+  /// facade that cancel without a reason call this one function.
+  package func cancelWithDefaultReason() -> Bool {
+    cancel(reason: defaultCancellationReason)
   }
 
   /// Closes if still active: completion handlers run with `false`, the rest are released.

@@ -15,17 +15,6 @@ struct FacadeSupportTests {
     #expect(!closed.isCancelled)
   }
 
-  @Test func theMarkIsRaisedOnceAndIsIndependentOfTheState() {
-    let storage = CancelStorage()
-    #expect(!storage.isMarked)
-    #expect(storage.raiseMark(), "the first raise reports it")
-    #expect(!storage.raiseMark(), "a second one does not")
-    #expect(storage.isMarked)
-    #expect(!storage.isCancelled, "the mark is not a cancel")
-    _ = storage.close()
-    #expect(storage.isMarked, "ending the source leaves the mark")
-  }
-
   /// An error with a payload, so that equal values are still distinct error objects.
   struct Reason: Error, Equatable { let name: String }
 
@@ -43,18 +32,6 @@ struct FacadeSupportTests {
     let closed = CancelStorage()
     _ = closed.close()
     #expect(!closed.isCancelled(by: ErrorIdentity(error)), "a closed source was cancelled by nothing")
-  }
-
-  @Test func exactlyOneOfTwoRacingRaisesReportsIt() {
-    let winners = Counter()
-    race(
-      iterations: Stress.iterations(100_000),
-      setup: { CancelStorage() },
-      { storage in if storage.raiseMark() { winners.increment() } },
-      { storage in if storage.raiseMark() { winners.increment() } },
-      check: { storage in #expect(storage.isMarked) }
-    )
-    #expect(winners.value == Stress.iterations(100_000))
   }
 }
 

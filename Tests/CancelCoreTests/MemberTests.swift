@@ -2,27 +2,35 @@ import CancelCore
 import TestSupport
 import Testing
 
-/// A member that records what its source did to it.
-private final class TestMember: _CancelMember, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: the only own state is immutable (`owner`, `log`, `name`);
-  // the inherited links are the core's.
-
-  /// Keeps the source alive, as `_CancelMember` requires of its subclasses.
-  let owner: CancelStorage
+/// A member's target that records what its source did to its member.
+private final class Recorded: Sendable {
   let log: Recorder<String>
   let name: String
   let cancels = Counter()
+  let releases = Counter()
 
-  init(_ name: String, of storage: CancelStorage, log: Recorder<String>) {
-    owner = storage
-    self.log = log
+  init(_ name: String, log: Recorder<String>) {
     self.name = name
-    super.init(source: Unmanaged.passUnretained(storage)) { member, reason in
-      let member = member as! TestMember
-      member.cancels.increment()
-      member.log.record("\(member.name) cancelled: \(reason)")
+    self.log = log
+  }
+}
+
+/// A member of `storage` whose target records its events.
+private func makeMember(_ name: String, of storage: CancelStorage, log: Recorder<String>) -> CancelMember {
+  CancelMember(source: storage, target: Recorded(name, log: log)) { member, event in
+    let target = member.target as! Recorded
+    switch event {
+    case .cancelled(let reason):
+      target.cancels.increment()
+      target.log.record("\(target.name) cancelled: \(reason)")
+    case .released:
+      target.releases.increment()
     }
   }
+}
+
+extension CancelMember {
+  fileprivate var cancels: Counter { (target as! Recorded).cancels }
 }
 
 private struct Reason: Error, CustomStringConvertible {
@@ -34,8 +42,8 @@ struct MemberTests {
   @Test func membersAreCancelledAfterTheHandlersOldestFirst() {
     let storage = CancelStorage()
     let log = Recorder<String>()
-    let first = TestMember("first", of: storage, log: log)
-    let second = TestMember("second", of: storage, log: log)
+    let first = makeMember("first", of: storage, log: log)
+    let second = makeMember("second", of: storage, log: log)
     #expect(storage.addMember(first))
     _ = storage.register(.onCancel { log.record("handler") })
     #expect(storage.addMember(second))
@@ -50,7 +58,7 @@ struct MemberTests {
   @Test func aMemberThatLeftIsNeitherCancelledNorKept() {
     let storage = CancelStorage()
     let log = Recorder<String>()
-    let members = (0..<4).map { TestMember("m\($0)", of: storage, log: log) }
+    let members = (0..<4).map { makeMember("m\($0)", of: storage, log: log) }
     for member in members { storage.addMember(member) }
     // Leaving from the middle, the newest end and the oldest end keeps the list intact.
     storage.removeMember(members[1])
@@ -66,7 +74,7 @@ struct MemberTests {
     let storage = CancelStorage()
     let log = Recorder<String>()
     _ = storage.cancel(reason: Reason())
-    let member = TestMember("late", of: storage, log: log)
+    let member = makeMember("late", of: storage, log: log)
     #expect(!storage.addMember(member), "it does not wait")
     #expect(log.values == ["late cancelled: reason"])
     #expect(storage.memberCount == 0)
@@ -75,9 +83,9 @@ struct MemberTests {
   @Test func closingReleasesTheMembersWithoutCancellingThem() {
     let storage = CancelStorage()
     let log = Recorder<String>()
-    weak var weakMember: TestMember?
+    weak var weakMember: CancelMember?
     do {
-      let member = TestMember("member", of: storage, log: log)
+      let member = makeMember("member", of: storage, log: log)
       weakMember = member
       storage.addMember(member)
     }
@@ -85,7 +93,7 @@ struct MemberTests {
     #expect(storage.close())
     #expect(weakMember == nil)
     #expect(log.values.isEmpty)
-    let late = TestMember("late", of: storage, log: log)
+    let late = makeMember("late", of: storage, log: log)
     #expect(!storage.addMember(late), "a closed source takes no member")
     #expect(late.cancels.value == 0)
   }
@@ -95,8 +103,8 @@ struct MemberTests {
     let child = CancelStorage()
     let log = Recorder<String>()
     #expect(child.link(to: parent))
-    let parentMember = TestMember("parent's", of: parent, log: log)
-    let childMember = TestMember("child's", of: child, log: log)
+    let parentMember = makeMember("parent's", of: parent, log: log)
+    let childMember = makeMember("child's", of: child, log: log)
     parent.addMember(parentMember)
     child.addMember(childMember)
     _ = parent.cancel(reason: Reason())
@@ -107,11 +115,11 @@ struct MemberTests {
     let storage = CancelStorage()
     let log = Recorder<String>()
     let count = 200_000
-    weak var weakFirst: TestMember?
+    weak var weakFirst: CancelMember?
     let cancels = Counter()
     do {
       for index in 0..<count {
-        let member = TestMember("m\(index)", of: storage, log: log)
+        let member = makeMember("m\(index)", of: storage, log: log)
         if index == 0 { weakFirst = member }
         storage.addMember(member)
       }
@@ -131,10 +139,10 @@ struct MemberTests {
     // once, and the one that left is cancelled at most once (only if the cancel took it first).
     race(
       iterations: Stress.iterations(100_000),
-      setup: { () -> (CancelStorage, TestMember, TestMember) in
+      setup: { () -> (CancelStorage, CancelMember, CancelMember) in
         let storage = CancelStorage()
         let log = Recorder<String>()
-        return (storage, TestMember("leaves", of: storage, log: log), TestMember("stays", of: storage, log: log))
+        return (storage, makeMember("leaves", of: storage, log: log), makeMember("stays", of: storage, log: log))
       },
       { state in
         let (storage, leaves, stays) = state
@@ -150,5 +158,63 @@ struct MemberTests {
         #expect(storage.memberCount == 0)
       }
     )
+  }
+
+  @Test func aFreedMemberTellsItsTargetOnceWhetherItWaitedLeftOrWasCancelled() {
+    let storage = CancelStorage()
+    let log = Recorder<String>()
+    let targets = (0..<3).map { Recorded("m\($0)", log: log) }
+    do {
+      let members = targets.map { target in
+        CancelMember(source: storage, target: target) { member, event in
+          if case .released = event { (member.target as! Recorded).releases.increment() }
+        }
+      }
+      for member in members { storage.addMember(member) }
+      members[0].leaveSource()
+    }
+    #expect(targets[0].releases.value == 1, "a member that left is freed with its last holder")
+    #expect(targets[1].releases.value == 0, "a waiting member is kept by its source")
+    _ = storage.cancel(reason: Reason())
+    #expect(targets.map(\.releases.value) == [1, 1, 1], "a cancel frees the members it took, once each")
+  }
+
+  @Test func theGroupRecordsThatTheCancelRejectedAMemberOnce() {
+    let storage = CancelStorage()
+    #expect(!storage.hasCancelledMember)
+    #expect(storage.recordCancelledMember(), "the first record reports it")
+    #expect(!storage.recordCancelledMember(), "a second one does not")
+    #expect(storage.hasCancelledMember)
+    #expect(!storage.isCancelled, "the fact is not a cancel")
+    _ = storage.close()
+    #expect(storage.hasCancelledMember, "ending the source keeps it")
+  }
+
+  @Test func aTargetSettlingOnItsOwnClaimsTheCancelOnlyOnceTheSourceIsCancelled() {
+    let storage = CancelStorage()
+    let member = makeMember("settles", of: storage, log: Recorder<String>())
+    #expect(member.claimCancelReason() == nil, "nothing to claim before a cancel")
+    #expect(!storage.hasCancelledMember)
+    _ = storage.cancel(reason: Reason())
+    #expect(member.claimCancelReason() is Reason, "the cancel's reason wins")
+    #expect(storage.hasCancelledMember, "and the group records that the cancel rejected a member")
+  }
+
+  @Test func exactlyOneOfTwoRacingRecordsReportsIt() {
+    let winners = Counter()
+    race(
+      iterations: Stress.iterations(100_000),
+      setup: { CancelStorage() },
+      { storage in if storage.recordCancelledMember() { winners.increment() } },
+      { storage in if storage.recordCancelledMember() { winners.increment() } },
+      check: { storage in #expect(storage.hasCancelledMember) }
+    )
+    #expect(winners.value == Stress.iterations(100_000))
+  }
+
+  @Test func aMemberIsOneSmallObject() {
+    // Header, source, target, action (two words), the two links and two flags: one allocation
+    // per pending promise of a cancellable chain, in the allocator's 80-byte class.
+    #expect(instanceSize(of: CancelMember.self) <= 72)
   }
 }

@@ -160,7 +160,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// Whether a cancel rejected at least one member. `false` on a chain that finished before it was
   /// cancelled (unlike PromiseKit 7, which reports `true`).
-  public var isCancelled: Bool { source.isMarked }
+  public var isCancelled: Bool { source.hasCancelledMember }
 
   /// Whether ``cancel(error:)`` was called (even if the chain had already finished). After an
   /// `ensure`, also while the cancel waits for the cleanup.
@@ -196,7 +196,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// soon as it settles, so a long-lived context stays small.
   @inlinable
   func adopt<T>(_ promise: Promise<T>) {
-    let member = ChainMember(promise, source: source)
+    let member = promise.makeMember(of: source)
     if source.addMember(member) { promise.attachMember(member) }
   }
 
@@ -217,7 +217,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
     chain.reject(promise, cancelledWith: reason)
   }
 
-  /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's mark.
+  /// Records that a cancel rejected a member (what ``isCancelled`` reports), in the source's
+  /// member group.
   @usableFromInline
   func markRejected() {
     chain.markRejected()

@@ -45,7 +45,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// its `member` is set without its lock).
   @inlinable
   static func joinAsUnsharedMember(_ promise: Promise<T>, source: CancelStorage) {
-    let member = ChainMember(promise, source: source)
+    let member = promise.makeMember(of: source)
     // Set first: once in the list, a cancel may reject the promise (and read the field) at once.
     promise.member = Unmanaged.passUnretained(member)
     if !source.addMember(member) { promise.member = nil }

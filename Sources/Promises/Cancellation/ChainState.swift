@@ -75,10 +75,10 @@ struct ChainState: Sendable {
   }
 
   /// Records that a cancel rejected a member (what ``CancelContext/isCancelled`` reports), in the
-  /// source's mark.
+  /// source's member group.
   @inlinable
   func markRejected() {
-    source.raiseMark()
+    source.recordCancelledMember()
   }
 
   /// Links `other` so that cancelling this chain cancels it too (with the same error), through
@@ -103,42 +103,30 @@ struct ChainState: Sendable {
   }
 }
 
-/// What waits in a chain's source for one pending promise of the chain: the cancel rejects the
-/// promise. It holds the promise (the source's list holds it), so a pending member nobody else
-/// holds stays reachable by a cancel for as long as the chain can be cancelled, and is freed
-/// when the context goes away.
-@usableFromInline
-final class ChainMember<T: Sendable>: _CancelMember, @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: both properties are immutable; the inherited member links are
-  // the core's, guarded by the source's lock (see `_CancelMember`).
-
-  /// The promise a cancel rejects.
-  @usableFromInline let promise: Promise<T>
-  /// The source, retained: the member may outlive every other holder of it in a cancel that took
-  /// the list, and it leaves the source through it.
-  @usableFromInline let retainedSource: CancelStorage
-
+/// What waits in a chain's source for one pending promise of the chain: a core `CancelMember`
+/// whose target is the promise and whose action rejects it on the chain's cancel. The member holds
+/// the promise (the source's list holds the member), so a pending member nobody else holds stays
+/// reachable by a cancel for as long as the chain can be cancelled, and is freed when the context
+/// goes away.
+extension Promise {
+  /// A new member of the chain whose source is `source`, standing for this promise (it joins with
+  /// `source.addMember(_:)`).
   @inlinable
-  init(_ promise: Promise<T>, source: CancelStorage) {
-    self.promise = promise
-    retainedSource = source
-    super.init(source: Unmanaged.passUnretained(source), cancelAction: Self.rejectOnCancel)
+  func makeMember(of source: CancelStorage) -> CancelMember {
+    CancelMember(source: source, target: self, action: Self.actAsMember)
   }
 
-  /// The promise refers to its member unretained. A member is released while its promise is still
-  /// pending when the chain's context goes away (its source closes and lets go of its list) while
-  /// something can still settle the promise: the promise must then forget it, or its settle would
-  /// leave the source through a freed member.
-  deinit {
-    promise.forgetMember(self)
-  }
-
-  /// The chain's cancel, for this member: rejects the promise if still pending. A static
-  /// function, so that (specialized in the client) it needs no closure context.
+  /// This promise's side of its member: the chain's cancel rejects it if still pending; a member
+  /// freed while the promise may still settle is forgotten (the promise refers to it unretained:
+  /// see `member`). A static function, so that (specialized in the client) it needs no closure
+  /// context.
   @inlinable
-  static func rejectOnCancel(_ member: _CancelMember, reason: any Error) {
-    let member = unsafeDowncast(member, to: ChainMember<T>.self)
-    ChainState(source: member.retainedSource).reject(member.promise, cancelledWith: reason)
+  static func actAsMember(_ member: CancelMember, _ event: CancelMember.Event) {
+    let promise = unsafeDowncast(member.target, to: Promise<T>.self)
+    switch event {
+    case .cancelled(let reason): ChainState(source: member.source).reject(promise, cancelledWith: reason)
+    case .released: promise.forgetMember(member)
+    }
   }
 }
 

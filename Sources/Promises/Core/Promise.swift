@@ -57,8 +57,9 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// Not retained (a retain and a release fewer per member): the context's list keeps a waiting
   /// member alive, and a cancel that took the list keeps it until the member's cancel action has
   /// rejected this promise, which takes `lock`. So the member is alive whenever this is set and
-  /// `lock` is held, and it leaves its context under `lock` (see `_CancelMember`).
-  @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<_CancelMember>?
+  /// `lock` is held, and it leaves its context under `lock` (see the core's `CancelMember`); a
+  /// member freed first (its context closed) is forgotten through its `.released` event.
+  @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<CancelMember>?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
@@ -158,16 +159,6 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     }
   }
 
-  /// The reason of `member`'s chain if its cancel has started, recording (the chain's
-  /// `isCancelled`) that the cancel rejects this member; `nil` otherwise.
-  @usableFromInline
-  static func markedCancelReason(of member: _CancelMember) -> (any Error)? {
-    let storage = member.storage
-    guard storage.isCancelled, let reason = storage.reason else { return nil }
-    storage.raiseMark()
-    return reason
-  }
-
   /// Settles as a ``Resolver`` does: as `settle(_:)`, except that a member of a cancellable chain
   /// whose cancel has started is rejected with the cancel error (the first resolution and the
   /// cancel error win, see `settleLeavingDelivery(_:cancelWins:)`).
@@ -216,7 +207,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     -> Machine.SettleAction
   {
     var result = Optional(result)
-    let (action, leftMember) = lock.withLock { () -> (Machine.SettleAction, _CancelMember?) in
+    let (action, leftMember) = lock.withLock { () -> (Machine.SettleAction, CancelMember?) in
       warnsIfPending = false
       // The member is alive while it is set and the lock is held (see `member`), so it is used
       // here without a retain of its own.
@@ -225,12 +216,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
       if action != .alreadySettled {
         hasSettled = true
         // Its context keeps the source alive. Taking the source's lock inside this one is the
-        // order `leaveSource()` below already uses. The atomic check first: a call that retains
-        // the member and its source only for a chain whose cancel has started.
-        if cancelWins, let member,
-          member._withUnsafeGuaranteedRef({ $0.source._withUnsafeGuaranteedRef { $0.isCancelled } }),
-          let reason = member._withUnsafeGuaranteedRef({ Self.markedCancelReason(of: $0) })
-        {
+        // order `leaveSource()` below already uses.
+        if cancelWins, let member, let reason = member._withUnsafeGuaranteedRef({ $0.claimCancelReason() }) {
           result = .failure(reason)
         }
         stored = result.take()
@@ -253,8 +240,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// `CancellablePromise(task:promise:resolver:)`), the earlier member leaves its context through a
   /// callback when the promise settles, so that neither context keeps a finished member.
   @inlinable
-  final func attachMember(_ member: _CancelMember) {
-    let (settled, earlier) = lock.withLock { () -> (Bool, _CancelMember?) in
+  final func attachMember(_ member: CancelMember) {
+    let (settled, earlier) = lock.withLock { () -> (Bool, CancelMember?) in
       if machine.isSettled { return (true, nil) }
       defer { self.member = Unmanaged.passUnretained(member) }
       // Retained here, under the lock, where it is alive (see `member`): the callback keeps it.
@@ -269,7 +256,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// while this promise may still settle (see `member`). Under `lock`, so a settle that is leaving
   /// through the member right now finishes first; the member's memory stays valid until then.
   @usableFromInline
-  final func forgetMember(_ member: _CancelMember) {
+  final func forgetMember(_ member: CancelMember) {
     let departing = Unmanaged.passUnretained(member).toOpaque()
     lock.withLock {
       if self.member?.toOpaque() == departing { self.member = nil }
