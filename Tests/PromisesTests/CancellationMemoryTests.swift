@@ -27,6 +27,35 @@ struct CancellationMemoryTests {
     #expect(second.cancelContext.source.memberCount == 0)
   }
 
+  @Test func aCancelledWrapperOfALongLivedPendingPromiseLeavesIt() {
+    let (promise, resolver) = Promise<Int>.pending()
+    weak var firstWrapper: Promise<Int>?
+    for index in 0..<1_000 {
+      let wrapper = promise.cancellize()
+      if index == 0 { firstWrapper = wrapper.promise }
+      wrapper.cancel()
+      #expect(wrapper.isRejected)
+    }
+    #expect(promise.lock.withLock { promise.machine.waitingCount } == 0, "no cancelled wrapper still waits on it")
+    #expect(firstWrapper == nil, "and none is kept")
+    // A wrapper that was not cancelled still follows it.
+    let kept = promise.cancellize()
+    let seen = kept.map(on: nil) { $0 * 2 }
+    resolver.fulfill(21)
+    #expect(seen.value == 42)
+  }
+
+  @Test func aWrapperDroppedWithoutACancelStillDeliversToItsStages() {
+    let (promise, resolver) = Promise<Int>.pending()
+    let delivered = Counter()
+    do {
+      // Nothing holds the wrapper or its stage: they must still run when `promise` resolves.
+      _ = promise.cancellize().map(on: nil) { _ in delivered.increment() }
+    }
+    resolver.fulfill(1)
+    #expect(delivered.value == 1)
+  }
+
   @Test func aFinishedChainIsFreed() {
     weak var context: CancelContext?
     weak var member: CancellablePromise<Int>?

@@ -253,6 +253,13 @@ public final class CancelContext: CancellableWithReason, Sendable {
     if registration.isActive { work.pipe { _ in registration.unregister() } }
   }
 
+  /// Runs `body` once if this context's own source is cancelled; it is released unrun when the
+  /// source closes (nothing can cancel the chain any more).
+  @usableFromInline
+  func onCancel(_ body: @escaping @Sendable () -> Void) {
+    _ = source.register(.onCancel(body))
+  }
+
   /// Whether `work` is still pending, or was rejected by the cancel of `source`.
   private static func isPending<Work: Thenable>(_ work: Work, orCancelledBy source: CancelStorage) -> Bool {
     switch work.result {

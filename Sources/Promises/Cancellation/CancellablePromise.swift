@@ -85,7 +85,21 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
     self.init(stageOf: context)
     if let guarantee = bridge as? Guarantee<T> { Self.stopOnCancel(guarantee, in: context) }
     let settler = MemberSettler(self)
-    bridge.pipe { settler.settle($0) }
+    if cancelContext == nil, let promise = bridge as? Promise<T> {
+      Self.follow(promise, with: settler, in: context)
+    } else {
+      bridge.pipe { settler.settle($0) }
+    }
+  }
+
+  /// Settles the member through `settler` when `promise` resolves, and takes that callback back out
+  /// of `promise` when `context` (the wrapper's own) is cancelled: a long-lived pending promise
+  /// wrapped and cancelled many times keeps none of its cancelled wrappers. (A wrapper dropped
+  /// without a cancel still waits: stages nobody holds may follow it.)
+  @inlinable
+  static func follow(_ promise: Promise<T>, with settler: MemberSettler<T>, in context: CancelContext) {
+    guard let key = promise.pipeRemovably(to: { settler.settle($0) }) else { return }
+    context.onCancel { promise.removeCallback(key) }
   }
 
   /// Registers `guarantee`'s own task (if any) with `context`, while the guarantee is pending.

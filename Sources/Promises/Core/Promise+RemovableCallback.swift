@@ -8,12 +8,14 @@ extension Promise {
   /// For waiters that may give up before the promise resolves (an await whose task is cancelled,
   /// `when(_:while:)` once its work finished): a long-lived pending promise keeps only the
   /// waiters still waiting.
+  @inlinable
   package final func pipeRemovably(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) -> RegistrationKey? {
     observe(.run(body))
   }
 
   /// Takes out a callback added with ``pipeRemovably(to:)`` that still waits; it is released
   /// after unlocking and never runs. Does nothing once it ran (or is running).
+  @usableFromInline
   package final func removeCallback(_ key: RegistrationKey) {
     let removed = lock.withLock { machine.remove(key) }
     _ = removed
