@@ -155,21 +155,19 @@ package final class CancelStorage: @unchecked Sendable {
   ///
   /// Returns a strong reference to the member, for the caller to release outside any lock it
   /// holds: the list's reference if the member was waiting, else one taken before the member is
-  /// marked as having left. Either way the caller's own release of it is never the last while
-  /// it still holds its lock (a cancel or close that took the list may drop its reference at any
-  /// moment after that mark), since releasing a member can run its `deinit`, and through it user
-  /// code or a lock the caller holds.
+  /// marked as having left (after that mark, a cancel that took the list may drop its own
+  /// reference at any moment). Holding it, the caller never drops the last reference inside its
+  /// lock: freeing a member runs its `deinit`, and through it its target's code, which may take
+  /// that lock.
   @discardableResult
   @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember {
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
     if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
-    // Not in the list: a cancel may have taken it. Retained first (only on this path: the list's
-    // reference serves above), because the store below is the last access to the member *and to
-    // this source*: once that cancel sees `hasLeft`, it may release the member, and with it
-    // (through the member's owner, which may hold the last reference to this source's owner) this
-    // source. Releasing, paired with the cancel's acquiring load, so that every access above
-    // comes first.
+    // Not in the list: a cancel may have taken it, and once that cancel sees `hasLeft` it may
+    // release its reference at any moment. So the caller's reference is taken first (only on
+    // this path: above, the list's reference serves). Releasing, paired with the cancel's
+    // acquiring load, so that every access above comes first.
     let kept = Unmanaged.passUnretained(member).retain()
     member.hasLeft.store(true, ordering: .releasing)
     return kept.takeRetainedValue()

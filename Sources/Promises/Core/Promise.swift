@@ -222,11 +222,10 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
         }
         stored = result.take()
       }
-      // Leaving hands back a strong reference (the context list's, or one taken before a cancel
-      // that took the list may drop its own): once the member has left, that cancel may release
-      // it at any moment, and this section's reference, released after unlocking, keeps its
-      // `deinit` (which takes this lock to forget it) from running on this thread inside this
-      // section.
+      // Leaving hands back a strong reference (see `CancelStorage.removeMember(_:)`), released
+      // after unlocking: once the member has left, a cancel that took the context's list may drop
+      // its own reference at any moment, and the member's `deinit` (which takes this lock to
+      // forget it) must never run on this thread inside this section.
       return (action, member?._withUnsafeGuaranteedRef { $0.leaveSource() })
     }
     _ = leftMember  // released after unlocking
