@@ -96,10 +96,11 @@ struct CancelStateMachine: Sendable {
   }
 
   /// Closes a source that nothing waits on and that is linked to nothing (no handler, member,
-  /// parent link or deadline), so that nothing is left to do after unlocking; `false`, changing
-  /// nothing, for any other source (and once it ended).
+  /// parent link or deadline, and no handler storage left to free), so that nothing is left to do
+  /// after unlocking; `false`, changing nothing, for any other source (and once it ended).
   mutating func closeIfIdle() -> Bool {
-    guard case .active = phase, handlers.count == 0, members.isEmpty, case .none = parents, deadline == nil
+    guard case .active = phase, handlers.isEmptyWithoutStorage, members.isEmpty, case .none = parents,
+      deadline == nil
     else { return false }
     phase = .closed
     return true

@@ -37,10 +37,11 @@ struct StateTests {
     }
   }
 
-  @Test func closeAfterEveryHandlerLeftEndsTheSourceAndRunsLaterCompletionsAsNotCancelled() {
+  @Test(arguments: [1, 3])
+  func closeAfterEveryHandlerLeftEndsTheSourceAndRunsLaterCompletionsAsNotCancelled(handlers: Int) {
     let source = CancelSource()
     let ran = Counter()
-    let registrations = (0..<3).map { _ in source.signal.onCancel { ran.increment() } }
+    let registrations = (0..<handlers).map { _ in source.signal.onCancel { ran.increment() } }
     for registration in registrations { #expect(registration.unregister()) }
     #expect(source.close())
     #expect(!source.cancel(reason: CancellationError()))
