@@ -83,10 +83,10 @@ package final class CancelMember: @unchecked Sendable {
     action(self, .released)
   }
 
-  /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns the list's reference, for
-  /// the caller to release outside its locks.
+  /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns a strong reference to this
+  /// member, for the caller to release outside its locks.
   @inlinable @discardableResult
-  package func leaveSource() -> CancelMember? {
+  package func leaveSource() -> CancelMember {
     source.removeMember(self)
   }
 

@@ -95,6 +95,17 @@ struct CancelStateMachine: Sendable {
     return takeEverything(reason: nil)
   }
 
+  /// Closes a source that nothing waits on and that is linked to nothing (no handler, member,
+  /// parent link or deadline, and no handler storage left to free), so that nothing is left to do
+  /// after unlocking; `false`, changing nothing, for any other source (and once it ended).
+  mutating func closeIfIdle() -> Bool {
+    guard case .active = phase, handlers.isEmptyWithoutStorage, members.isEmpty, case .none = parents,
+      deadline == nil
+    else { return false }
+    phase = .closed
+    return true
+  }
+
   /// Keeps a registration this source holds in a parent. If the source already ended, the
   /// registration is returned so the caller removes it from the parent.
   mutating func adoptParentLink(_ registration: CancelRegistration) -> CancelRegistration? {

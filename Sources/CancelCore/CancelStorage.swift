@@ -153,20 +153,24 @@ package final class CancelStorage: @unchecked Sendable {
   /// for a cancel in progress: a member the cancel already took may still be cancelled (a cancel
   /// that has not reached it yet skips it).
   ///
-  /// Returns the list's reference to the member (`nil` if it was not waiting), for the caller to
-  /// release outside any lock it holds: releasing a member can run its `deinit`, and through it
-  /// user code.
+  /// Returns a strong reference to the member, for the caller to release outside any lock it
+  /// holds: the list's reference if the member was waiting, else one taken before the member is
+  /// marked as having left (after that mark, a cancel that took the list may drop its own
+  /// reference at any moment). Holding it, the caller never drops the last reference inside its
+  /// lock: freeing a member runs its `deinit`, and through it its target's code, which may take
+  /// that lock.
   @discardableResult
-  @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember? {
+  @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember {
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
     if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
-    // Not in the list: a cancel may have taken it. The last access to the member *and to this
-    // source*: once that cancel sees `hasLeft`, it may release the member, and with it (through
-    // the member's owner, which may hold the last reference to this source's owner) this source.
-    // Releasing, paired with the cancel's acquiring load, so that every access above comes first.
+    // Not in the list: a cancel may have taken it, and once that cancel sees `hasLeft` it may
+    // release its reference at any moment. So the caller's reference is taken first (only on
+    // this path: above, the list's reference serves). Releasing, paired with the cancel's
+    // acquiring load, so that every access above comes first.
+    let kept = Unmanaged.passUnretained(member).retain()
     member.hasLeft.store(true, ordering: .releasing)
-    return nil
+    return kept.takeRetainedValue()
   }
 
   // MARK: Ending
@@ -189,14 +193,22 @@ package final class CancelStorage: @unchecked Sendable {
   /// Returns whether this call did it.
   package func close() -> Bool {
     if status.load(ordering: .relaxed) != Self.active { return false }
-    var ended: EndedSource? = lock.withLock {
-      guard let ended = machine.close() else { return nil }
+    var ended: EndedSource? = nil
+    let didClose = lock.withLock { () -> Bool in
+      // A source nothing waits on (a cancel context whose members all settled, say) ends without
+      // building the list of things to do after unlocking.
+      if machine.closeIfIdle() {
+        status.store(Self.closed, ordering: .releasing)
+        return true
+      }
+      guard let taken = machine.close() else { return false }
       status.store(Self.closed, ordering: .releasing)
-      return ended
+      ended = taken
+      return true
     }
     // Moved out, not copied: a copy left here would keep the handlers that `finish` hands to the
     // iterative release, and free them when this frame ends, one closing source inside the other.
-    guard let taken = ended.take() else { return false }
+    guard let taken = ended.take() else { return didClose }
     Self.finish(consume taken)
     return true
   }

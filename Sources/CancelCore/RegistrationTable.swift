@@ -64,6 +64,10 @@ package struct RegistrationTable<Element> {
   /// An empty table; allocates nothing.
   @inlinable package init() {}
 
+  /// Whether the table is empty and holds no overflow storage either (so dropping it frees
+  /// nothing, and draining it would hand out nothing).
+  @inlinable package var isEmptyWithoutStorage: Bool { count == 0 && overflow.capacity == 0 }
+
   /// Adds `element` and returns the key that removes it.
   @inlinable
   package mutating func insert(_ element: Element) -> RegistrationKey {

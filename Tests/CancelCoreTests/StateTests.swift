@@ -37,6 +37,21 @@ struct StateTests {
     }
   }
 
+  @Test(arguments: [1, 3])
+  func closeAfterEveryHandlerLeftEndsTheSourceAndRunsLaterCompletionsAsNotCancelled(handlers: Int) {
+    let source = CancelSource()
+    let ran = Counter()
+    let registrations = (0..<handlers).map { _ in source.signal.onCancel { ran.increment() } }
+    for registration in registrations { #expect(registration.unregister()) }
+    #expect(source.close())
+    #expect(!source.cancel(reason: CancellationError()))
+    #expect(source.isCompleted && !source.isCancelled)
+    let outcomes = Recorder<Bool>()
+    source.signal.onComplete { outcomes.record($0) }
+    #expect(outcomes.values == [false])
+    #expect(ran.value == 0)
+  }
+
   @Test func defaultReasonIsSwiftCancellationError() {
     let source = CancelSource()
     source.cancel()

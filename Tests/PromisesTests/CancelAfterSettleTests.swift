@@ -47,6 +47,31 @@ struct CancelAfterSettleTests {
     #expect(promise.error as? TestError == TestError(id: 3))
   }
 
+  @Test func aSettledPromiseMadeCancellableStaysSettledWhenItsChainIsCancelled() {
+    let fulfilled = Promise.value(1).cancellize()
+    let rejected = Promise<Int>(error: TestError(id: 4)).cancellize()
+    fulfilled.cancel()
+    rejected.cancel()
+    #expect(fulfilled.value == 1)
+    #expect(rejected.error as? TestError == TestError(id: 4))
+    #expect(!fulfilled.isCancelled && fulfilled.cancelAttempted, "nothing was pending to reject")
+    #expect(!rejected.isCancelled && rejected.cancelAttempted)
+    // The chain after it still waits in the context, so the cancel reaches it.
+    let (work, workResolver) = Promise<Int>.pending()
+    let chain = Promise.value(1).cancellize().then(on: nil) { _ in work.cancellize() }
+    chain.cancel()
+    #expect(chain.isRejected && chain.isCancelled)
+    workResolver.fulfill(2)
+  }
+
+  @Test func aSettledPromiseJoiningACancelledContextIsRejectedWithTheCancelError() {
+    let context = CancelContext()
+    context.cancel()
+    let joined = CancellablePromise(Promise.value(1), cancelContext: context)
+    #expect(joined.error?.isCancelled == true)
+    #expect(context.isCancelled)
+  }
+
   @Test func aTaskIsNotCancelledAfterItsPromiseSettled() {
     let task = CountingTask()
     let promise = CancellablePromise<Int>(task: task) { resolver in resolver.fulfill(1) }

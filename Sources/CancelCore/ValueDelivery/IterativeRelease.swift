@@ -33,9 +33,13 @@ package enum IterativeRelease {
 
 /// One thread's queue of values waiting to be freed. Thread-confined: only its own thread touches
 /// it.
+//
+// The dynamic exclusivity checks (a runtime call and a thread-local lookup on every access) are
+// switched off: only the owning thread accesses the queue, and `release(_:)` never frees a value
+// (which may run a `deinit` that queues more) while an access to `pending` is in progress.
 final class ThreadReleaseQueue {
-  var isReleasing = false
-  var pending: [Any] = []
+  @exclusivity(unchecked) var isReleasing = false
+  @exclusivity(unchecked) var pending: [Any] = []
 
   /// Calls `body` with the calling thread's queue, created on first use and released when the
   /// thread exits.

@@ -51,6 +51,14 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
     if !source.addMember(member) { promise.member = nil }
   }
 
+  /// A member of `context` that resolves `promise`, which has already settled: nothing is left for
+  /// a cancel to reject, so it joins no list.
+  @inlinable
+  init(settled promise: consuming Promise<T>, context: consuming CancelContext) {
+    self.promise = promise
+    cancelContext = context
+  }
+
   /// A new pending member of `context`.
   @inlinable
   convenience init(stageOf context: CancelContext) {
@@ -66,6 +74,13 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   ///   - cancelContext: the chain to join; a new context when `nil`.
   @inlinable
   public convenience init<U: Thenable>(_ bridge: U, cancelContext: CancelContext? = nil) where U.T == T {
+    // A settled promise in a new context (`Promise.value(x).cancellize()`, what a cancellable
+    // chain's body often returns): nothing can cancel the context before the member settles, so
+    // the member starts settled, without waiting in the context or on `bridge`.
+    if cancelContext == nil, let settled = (bridge as? Promise<T>)?.settledResult {
+      self.init(settled: Promise(settled: settled), context: CancelContext())
+      return
+    }
     let context = cancelContext ?? CancelContext()
     self.init(stageOf: context)
     if let guarantee = bridge as? Guarantee<T> { Self.stopOnCancel(guarantee, in: context) }

@@ -207,29 +207,28 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     -> Machine.SettleAction
   {
     var result = Optional(result)
-    let (action, leftList, heldMember) = lock.withLock {
-      () -> (Machine.SettleAction, CancelMember?, CancelMember?) in
+    let (action, leftMember) = lock.withLock { () -> (Machine.SettleAction, CancelMember?) in
       warnsIfPending = false
-      // The member is alive while it is set and the lock is held (see `member`), but once it has
-      // left its context, a cancel that took the context's list may drop the last other reference
-      // at any moment. Retained here and released after unlocking, so that its `deinit` (which
-      // takes this lock to forget it) never runs on this thread inside this section.
-      let heldMember = self.member.take()?.takeUnretainedValue()
+      // The member is alive while it is set and the lock is held (see `member`), so it is used
+      // here without a retain of its own.
+      let member = self.member.take()
       let action = machine.settle(())
       if action != .alreadySettled {
         hasSettled = true
         // Its context keeps the source alive. Taking the source's lock inside this one is the
         // order `leaveSource()` below already uses.
-        if cancelWins, let heldMember, let reason = heldMember.claimCancelReason() {
+        if cancelWins, let member, let reason = member._withUnsafeGuaranteedRef({ $0.claimCancelReason() }) {
           result = .failure(reason)
         }
         stored = result.take()
       }
-      return (action, heldMember?.leaveSource(), heldMember)
+      // Leaving hands back a strong reference (see `CancelStorage.removeMember(_:)`), released
+      // after unlocking: once the member has left, a cancel that took the context's list may drop
+      // its own reference at any moment, and the member's `deinit` (which takes this lock to
+      // forget it) must never run on this thread inside this section.
+      return (action, member?._withUnsafeGuaranteedRef { $0.leaveSource() })
     }
-    // Released after unlocking: the context list's reference to the member, and this section's.
-    _ = leftList
-    _ = heldMember
+    _ = leftMember  // released after unlocking
     return action
   }
 
