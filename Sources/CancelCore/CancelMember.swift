@@ -84,9 +84,9 @@ package final class CancelMember: @unchecked Sendable {
   }
 
   /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns a strong reference to this
-  /// member, for the caller to release outside its locks.
+  /// member (`nil` once the source closed), for the caller to release outside its locks.
   @inlinable @discardableResult
-  package func leaveSource() -> CancelMember {
+  package func leaveSource() -> CancelMember? {
     source.removeMember(self)
   }
 

@@ -153,24 +153,39 @@ package final class CancelStorage: @unchecked Sendable {
   /// for a cancel in progress: a member the cancel already took may still be cancelled (a cancel
   /// that has not reached it yet skips it).
   ///
-  /// Returns a strong reference to the member, for the caller to release outside any lock it
-  /// holds: the list's reference if the member was waiting, else one taken before the member is
-  /// marked as having left (after that mark, a cancel that took the list may drop its own
-  /// reference at any moment). Holding it, the caller never drops the last reference inside its
-  /// lock: freeing a member runs its `deinit`, and through it its target's code, which may take
-  /// that lock.
+  /// Returns a strong reference to the member (`nil` if none may be taken), for the caller to
+  /// release outside any lock it holds: the list's reference if the member was waiting; if a
+  /// cancel took the list, one taken before the member is marked as having left (after that mark,
+  /// the cancel may drop its own reference at any moment). Holding it, the caller never drops the
+  /// last reference inside its lock: freeing a member runs its `deinit`, and through it its
+  /// target's code, which may take that lock. `nil` once the source closed: a close releases its
+  /// members without waiting for anyone, so the member may already be being freed (its `deinit`
+  /// waiting for its target's lock, which the caller holds) and must not be retained.
   @discardableResult
-  @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember {
+  @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember? {
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
     if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
-    // Not in the list: a cancel may have taken it, and once that cancel sees `hasLeft` it may
-    // release its reference at any moment. So the caller's reference is taken first (only on
-    // this path: above, the list's reference serves). Releasing, paired with the cancel's
-    // acquiring load, so that every access above comes first.
+    // Ended (final, so read without the lock). Closed: nothing to leave, and nothing to retain.
+    guard isCancelled else { return nil }
+    // Cancelled: that cancel took the list and keeps the member until it sees `hasLeft`, so the
+    // caller's reference is taken first. Releasing, paired with the cancel's acquiring load, so
+    // that every access above comes first.
     let kept = Unmanaged.passUnretained(member).retain()
     member.hasLeft.store(true, ordering: .releasing)
     return kept.takeRetainedValue()
+  }
+
+  /// A strong reference to `member`, a member of this source, for its target, which refers to it
+  /// without retaining it and calls this under its own lock (the lock the member's actions take);
+  /// `nil` once the source closed, for the reason ``removeMember(_:)`` gives. Under this source's
+  /// lock, where a close cannot start releasing: while the source is active its list holds the
+  /// member, and once cancelled the cancel holds it until it has run the member's action, which
+  /// waits for the target's lock.
+  @usableFromInline package func retainMemberUnlessClosed(_ member: CancelMember) -> CancelMember? {
+    lock.withLock {
+      status.load(ordering: .relaxed) == Self.closed ? nil : Unmanaged.passUnretained(member).retain()
+    }?.takeRetainedValue()
   }
 
   // MARK: Ending

@@ -1,4 +1,5 @@
 import CancelCore
+import Foundation
 import TestSupport
 import Testing
 
@@ -216,5 +217,52 @@ struct MemberTests {
     // Header, source, target, action (two words), the two links and two flags: one allocation
     // per pending promise of a cancellable chain, in the allocator's 80-byte class.
     #expect(instanceSize(of: CancelMember.self) <= 72)
+  }
+
+  /// A member freed by its source's close whose target, holding its own lock, leaves the source
+  /// or retains it meanwhile: the member's `deinit` waits for that lock (as a promise's does).
+  private func whileAClosedSourceFreesAMember(_ body: (CancelMember) -> CancelMember?) -> CancelMember? {
+    let storage = CancelStorage()
+    let targetLock = NSLock()
+    let freeing = DispatchSemaphore(value: 0)
+    let closed = DispatchSemaphore(value: 0)
+    let unmanaged: Unmanaged<CancelMember>
+    do {
+      let member = CancelMember(source: storage, target: Recorded("m", log: Recorder<String>())) { _, event in
+        guard case .released = event else { return }
+        freeing.signal()
+        targetLock.lock()
+        targetLock.unlock()
+      }
+      storage.addMember(member)
+      unmanaged = Unmanaged.passUnretained(member)
+    }
+    targetLock.lock()
+    Thread {
+      _ = storage.close()
+      closed.signal()
+    }.start()
+    freeing.wait()  // the member's deinit runs and waits for the target's lock
+    let kept = unmanaged._withUnsafeGuaranteedRef { body($0) }
+    targetLock.unlock()
+    closed.wait()
+    return kept
+  }
+
+  @Test func leavingAClosedSourceRetainsNoMemberThatIsBeingFreed() {
+    // A retained reference would outlive the member's `deinit`: a use after free when released.
+    let kept = whileAClosedSourceFreesAMember { $0.leaveSource() }
+    #expect(kept == nil)
+  }
+
+  @Test func aTargetRetainsItsMemberOnlyWhileTheSourceIsNotClosed() {
+    let storage = CancelStorage()
+    let member = makeMember("m", of: storage, log: Recorder<String>())
+    storage.addMember(member)
+    #expect(storage.retainMemberUnlessClosed(member) === member, "a waiting member")
+    _ = storage.cancel(reason: Reason())
+    #expect(storage.retainMemberUnlessClosed(member) === member, "a cancelled source keeps what it took")
+    let kept = whileAClosedSourceFreesAMember { $0.source.retainMemberUnlessClosed($0) }
+    #expect(kept == nil, "a closed source may be freeing it")
   }
 }

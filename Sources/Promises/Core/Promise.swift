@@ -226,7 +226,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
       // after unlocking: once the member has left, a cancel that took the context's list may drop
       // its own reference at any moment, and the member's `deinit` (which takes this lock to
       // forget it) must never run on this thread inside this section.
-      return (action, member?._withUnsafeGuaranteedRef { $0.leaveSource() })
+      return (action, member?._withUnsafeGuaranteedRef { $0.leaveSource() } ?? nil)
     }
     _ = leftMember  // released after unlocking
     return action
@@ -243,8 +243,10 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     let (settled, earlier) = lock.withLock { () -> (Bool, CancelMember?) in
       if machine.isSettled { return (true, nil) }
       defer { self.member = Unmanaged.passUnretained(member) }
-      // Retained here, under the lock, where it is alive (see `member`): the callback keeps it.
-      return (false, self.member?.takeUnretainedValue())
+      // Retained here, under the lock, unless its context closed: it may then be being freed,
+      // its `deinit` waiting for this lock (see `CancelStorage.retainMemberUnlessClosed(_:)`),
+      // and a closed context has nothing to leave. The callback keeps the reference.
+      return (false, self.member?._withUnsafeGuaranteedRef { $0.source.retainMemberUnlessClosed($0) } ?? nil)
     }
     // The caller holds `member`, so it may leave outside the lock.
     if settled { member.leaveSource() }
