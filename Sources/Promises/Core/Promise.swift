@@ -207,28 +207,29 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     -> Machine.SettleAction
   {
     var result = Optional(result)
-    let (action, leftMember) = lock.withLock { () -> (Machine.SettleAction, CancelMember?) in
+    let (action, leftList, heldMember) = lock.withLock {
+      () -> (Machine.SettleAction, CancelMember?, CancelMember?) in
       warnsIfPending = false
-      // The member is alive while it is set and the lock is held (see `member`), so it is used
-      // here without a retain of its own.
-      let member = self.member.take()
+      // The member is alive while it is set and the lock is held (see `member`). Retained here and
+      // released after unlocking: once it has left, a cancel that took the context's list may drop
+      // its own reference at any moment, and its `deinit` (which takes this lock to forget it) must
+      // never run on this thread inside this section.
+      let heldMember = self.member.take()?.takeUnretainedValue()
       let action = machine.settle(())
       if action != .alreadySettled {
         hasSettled = true
         // Its context keeps the source alive. Taking the source's lock inside this one is the
         // order `leaveSource()` below already uses.
-        if cancelWins, let member, let reason = member._withUnsafeGuaranteedRef({ $0.claimCancelReason() }) {
+        if cancelWins, let heldMember, let reason = heldMember.claimCancelReason() {
           result = .failure(reason)
         }
         stored = result.take()
       }
-      // Leaving hands back a strong reference (see `CancelStorage.removeMember(_:)`), released
-      // after unlocking: once the member has left, a cancel that took the context's list may drop
-      // its own reference at any moment, and the member's `deinit` (which takes this lock to
-      // forget it) must never run on this thread inside this section.
-      return (action, member?._withUnsafeGuaranteedRef { $0.leaveSource() } ?? nil)
+      return (action, heldMember?.leaveSource(), heldMember)
     }
-    _ = leftMember  // released after unlocking
+    // Released after unlocking: the context list's reference to the member, and this section's.
+    _ = leftList
+    _ = heldMember
     return action
   }
 
