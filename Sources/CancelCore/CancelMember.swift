@@ -83,8 +83,8 @@ package final class CancelMember: @unchecked Sendable {
     action(self, .released)
   }
 
-  /// Leaves the source: see `CancelStorage.removeMember(_:)`. Returns a strong reference to this
-  /// member (`nil` once the source closed), for the caller to release outside its locks.
+  /// Leaves the source: see `CancelStorage.removeMember(_:)` (the caller holds this member).
+  /// Returns the list's reference, if it was waiting, for the caller to release outside its locks.
   @inlinable @discardableResult
   package func leaveSource() -> CancelMember? {
     source.removeMember(self)

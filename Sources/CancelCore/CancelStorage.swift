@@ -153,27 +153,24 @@ package final class CancelStorage: @unchecked Sendable {
   /// for a cancel in progress: a member the cancel already took may still be cancelled (a cancel
   /// that has not reached it yet skips it).
   ///
-  /// Returns a strong reference to the member (`nil` if none may be taken), for the caller to
-  /// release outside any lock it holds: the list's reference if the member was waiting; if a
-  /// cancel took the list, one taken before the member is marked as having left (after that mark,
-  /// the cancel may drop its own reference at any moment). Holding it, the caller never drops the
-  /// last reference inside its lock: freeing a member runs its `deinit`, and through it its
-  /// target's code, which may take that lock. `nil` once the source closed: a close releases its
-  /// members without waiting for anyone, so the member may already be being freed (its `deinit`
-  /// waiting for its target's lock, which the caller holds) and must not be retained.
+  /// The caller holds its own strong reference to `member` and releases it outside any lock it
+  /// holds: once the member has left, a cancel that took the list may drop its reference at any
+  /// moment, and freeing a member runs its `deinit`, and through it its target's code, which may
+  /// take that lock.
+  ///
+  /// Returns the list's reference to the member (`nil` if it was not waiting), for the caller to
+  /// release outside its locks too.
   @discardableResult
   @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember? {
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
     if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
-    // Ended (final, so read without the lock). Closed: nothing to leave, and nothing to retain.
-    guard isCancelled else { return nil }
-    // Cancelled: that cancel took the list and keeps the member until it sees `hasLeft`, so the
-    // caller's reference is taken first. Releasing, paired with the cancel's acquiring load, so
-    // that every access above comes first.
-    let kept = Unmanaged.passUnretained(member).retain()
-    member.hasLeft.store(true, ordering: .releasing)
-    return kept.takeRetainedValue()
+    // Cancelled: that cancel took the list and skips the member once it sees `hasLeft`, the last
+    // access to the member and to this source here. Releasing, paired with the cancel's acquiring
+    // load, so that every access above comes first. (Closed: a close releases its members without
+    // looking, so there is nothing to mark.)
+    if isCancelled { member.hasLeft.store(true, ordering: .releasing) }
+    return nil
   }
 
   /// A strong reference to `member`, a member of this source, for its target, which refers to it
