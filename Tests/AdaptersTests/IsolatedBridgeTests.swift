@@ -31,8 +31,8 @@ struct IsolatedBridgeTests {
       return (items, live)
     }
 
-    func loadWithSignal(_ signal: CancelSignal) async -> [Int] {
-      await withCancellation(of: signal) {
+    func loadWithSignal(_ signal: CancelSignal) async throws -> [Int] {
+      try await withCancellation(of: signal) {
         self.assertIsolated()
         items.append(4)
       }
@@ -40,8 +40,8 @@ struct IsolatedBridgeTests {
     }
 
     /// The token still cancels the actor's task while the closure runs on the actor.
-    func loadUntilCancelled(_ request: CancellationRequest) async -> (cancelled: Bool, items: [Int]) {
-      let cancelled = await withCancellationToken(request.token) {
+    func loadUntilCancelled(_ request: CancellationRequest) async throws -> (cancelled: Bool, items: [Int]) {
+      let cancelled = try await withCancellationToken(request.token) {
         items.append(5)
         request.cancel()
         return Task.isCancelled
@@ -56,12 +56,11 @@ struct IsolatedBridgeTests {
     let (items, live) = await store.loadWithTaskToken()
     #expect(items == [1, 2, 3])
     #expect(live)
-    #expect(await store.loadWithSignal(CancelSource().signal) == [1, 2, 3, 4])
+    #expect(try await store.loadWithSignal(CancelSource().signal) == [1, 2, 3, 4])
   }
 
-  @Test func aTokenCancelsTheActorsTaskWhileItsClosureRunsOnTheActor() async {
-    // In a task of its own: Swift Testing takes the cancellation of a test's task as cancelling the test.
-    let (cancelled, items) = await Task { await Store().loadUntilCancelled(CancellationRequest()) }.value
+  @Test func aTokenCancelsTheActorsTaskWhileItsClosureRunsOnTheActor() async throws {
+    let (cancelled, items) = try await Store().loadUntilCancelled(CancellationRequest())
     #expect(cancelled)
     #expect(items == [5])
   }
@@ -70,9 +69,9 @@ struct IsolatedBridgeTests {
     var rows: [String] = []
   }
 
-  @MainActor @Test func mainActorCodePassesClosuresThatTouchUIStateToEveryBridge() async {
+  @MainActor @Test func mainActorCodePassesClosuresThatTouchUIStateToEveryBridge() async throws {
     let screen = Screen()
-    await withCancellationToken(CancellationRequest().token) {
+    try await withCancellationToken(CancellationRequest().token) {
       MainActor.assertIsolated()
       screen.rows.append("token")
     }
@@ -80,7 +79,7 @@ struct IsolatedBridgeTests {
       MainActor.assertIsolated()
       screen.rows.append("task token")
     }
-    await withCancellation(of: CancelSource().signal) {
+    try await withCancellation(of: CancelSource().signal) {
       MainActor.assertIsolated()
       screen.rows.append("signal")
     }
@@ -92,11 +91,11 @@ struct IsolatedBridgeTests {
     var value = 0
   }
 
-  @Test func nonisolatedCodePassesNonSendableClosuresToEveryBridge() async {
+  @Test func nonisolatedCodePassesNonSendableClosuresToEveryBridge() async throws {
     let counter = Counter()
-    await withCancellationToken(CancellationRequest().token) { counter.value += 1 }
+    try await withCancellationToken(CancellationRequest().token) { counter.value += 1 }
     await withTaskCancellationToken { _ in counter.value += 1 }
-    await withCancellation(of: CancelSource().signal) { counter.value += 1 }
+    try await withCancellation(of: CancelSource().signal) { counter.value += 1 }
     #expect(counter.value == 3)
   }
 }

@@ -5,9 +5,9 @@ import Tokens
 
 @Suite("Tokens and tasks")
 struct TokenTaskBridgeTests {
-  @Test func cancellingTheTokenCancelsTheOperationsTask() async {
+  @Test func cancellingTheTokenCancelsTheOperationsTask() async throws {
     let request = CancellationRequest()
-    let outcome = await withCancellationToken(request.token) { () -> String in
+    let outcome = try await withCancellationToken(request.token) { () -> String in
       request.cancel()
       do {
         try await Task.sleep(for: .seconds(30))  // interrupted by the cancellation, never waited out
@@ -19,26 +19,89 @@ struct TokenTaskBridgeTests {
     #expect(outcome == "cancelled")
   }
 
-  @Test func anAlreadyCancelledTokenCancelsTheTaskBeforeTheOperationStarts() async {
+  @Test func anAlreadyCancelledTokenCancelsTheTaskBeforeTheOperationStarts() async throws {
     let request = CancellationRequest()
     request.cancel()
-    let sawCancellation = await Task { await withCancellationToken(request.token) { Task.isCancelled } }.value
+    let sawCancellation = try await withCancellationToken(request.token) { Task.isCancelled }
     #expect(sawCancellation)
   }
 
-  @Test func theLinkEndsWithTheOperation() async {
+  /// The operation runs in a child task: a cancelled token leaves the caller's own task as it was,
+  /// so the caller's next cancellation-aware await does not throw (it did when the bridge
+  /// cancelled the caller's task itself).
+  @Test func theCallersTaskIsNotLeftCancelledByTheToken() async throws {
     let request = CancellationRequest()
-    let task = Task { () -> Bool in
-      await withCancellationToken(request.token) {}
-      request.cancel()
-      return Task.isCancelled
+    let result = await outcome {
+      try await withCancellationToken(request.token) {
+        request.cancel()
+        try await Task.sleep(for: .seconds(30))  // interrupted at once
+      }
     }
-    #expect(await task.value == false)
+    #expect(throws: CancellationError.self) { try result.get() }
+    #expect(!withUnsafeCurrentTask { $0?.isCancelled ?? true })
+    try await Task.sleep(for: .zero)  // would throw CancellationError in a cancelled task
+    try Task.checkCancellation()
+  }
+
+  struct Shutdown: Error, Equatable {}
+
+  @Test func anOperationThatThrowsAfterTheCancelThrowsTheTokensReason() async {
+    let request = CancellationRequest()
+    let result = await outcome {
+      try await withCancellationToken(request.token) {
+        request.cancel(reason: Shutdown())
+        try await Task.sleep(for: .seconds(30))  // throws CancellationError; the call throws the reason
+      }
+    }
+    #expect(throws: Shutdown()) { try result.get() }
+  }
+
+  @Test func aTokenThatTimedOutMakesTheCallThrowTheTimeoutError() async throws {
+    let time = ManualDeadlineScheduler()
+    let request = CancellationRequest(timeout: .seconds(5), scheduler: time)
+    let result = await outcome {
+      try await withCancellationToken(request.token) {
+        time.advance(by: .seconds(5))
+        try Task.checkCancellation()
+      }
+    }
+    let thrown = #expect(throws: TimeoutError.self) { try result.get() }
+    #expect(thrown?.timeout == .seconds(5))
+    try Task.checkCancellation()  // the caller's task goes on
+  }
+
+  @Test func aValueReturnedAfterTheCancelIsReturned() async throws {
+    let request = CancellationRequest()
+    let value = try await withCancellationToken(request.token) { () -> Int in
+      request.cancel()
+      return Task.isCancelled ? 1 : 0
+    }
+    #expect(value == 1)
+  }
+
+  @Test func cancellingTheCallersTaskCancelsTheOperation() async {
+    let started = CancellationRequest()  // cancelled once the operation runs
+    let task = Task {
+      try await withCancellationToken(CancellationRequest().token) {
+        started.cancel()
+        try await Task.sleep(for: .seconds(30))
+      }
+    }
+    await started.token.cancelled()
+    task.cancel()
+    await #expect(throws: CancellationError.self) { try await task.value }
+  }
+
+  @Test func theLinkEndsWithTheOperation() async throws {
+    let request = CancellationRequest()
+    try await withCancellationToken(request.token) {}
+    request.cancel()
+    #expect(!withUnsafeCurrentTask { $0?.isCancelled ?? true })
     #expect(request.token.signal.storage.registrationCount == 0)
   }
 
-  @Test func aTokenThatCanNeverBeCancelledLeavesTheTaskAlone() async {
-    let result = await withCancellationToken(.none) { Task.isCancelled }
+  @Test func aTokenThatCanNeverBeCancelledLeavesTheTaskAlone() async throws {
+    let result = try await withCancellationToken(.none) { Task.isCancelled }
     #expect(!result)
   }
 
@@ -88,7 +151,7 @@ struct TokenTaskBridgeTests {
       let outer = CancellationRequest()
       let backEdgeRuns = Counter()
       let task = Task {
-        await withCancellationToken(outer.token) {
+        try? await withCancellationToken(outer.token) {
           await withTaskCancellationToken { inner in
             inner.onCancel {
               backEdgeRuns.increment()
@@ -106,4 +169,9 @@ struct TokenTaskBridgeTests {
       #expect(backEdgeRuns.value <= 1)
     }
   }
+}
+
+/// What an async throwing call returned or threw.
+private func outcome<T>(of body: () async throws -> T) async -> Result<T, any Error> {
+  do { return .success(try await body()) } catch { return .failure(error) }
 }

@@ -87,6 +87,21 @@ struct DeadlineHelperTests {
     #expect(items == [1, 2, 3])
   }
 
+  /// The deadline cancels only the operation's child task: after a timeout the caller's own task
+  /// goes on (its next cancellation-aware await would throw if the deadline had cancelled it).
+  @Test func theCallersTaskIsNotLeftCancelledByATimeout() async throws {
+    let time = ManualDeadlineScheduler()
+    await #expect(throws: TimeoutError.self) {
+      try await withCancellationDeadline(after: .seconds(1), scheduler: time) {
+        time.advance(by: .seconds(1))
+        try await Task.sleep(for: .seconds(30))  // interrupted at once
+      }
+    }
+    #expect(!withUnsafeCurrentTask { $0?.isCancelled ?? true })
+    try await Task.sleep(for: .zero)
+    try Task.checkCancellation()
+  }
+
   @MainActor final class Screen {
     var rows: [String] = []
   }

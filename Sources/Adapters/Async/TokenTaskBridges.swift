@@ -1,35 +1,43 @@
 import CancelCore
 import Tokens
 
-/// Runs `operation` in the current task, and cancels that task when `token` is cancelled.
+/// Runs `operation` in a child task of the current one, and cancels that child task when `token`
+/// is cancelled; the call then throws the token's reason.
 ///
 /// The operation sees the cancellation the way Swift code always does: `Task.isCancelled` becomes
 /// `true`, `Task.checkCancellation()` throws, and cancellation-aware awaits (`Task.sleep`,
-/// `withTaskCancellationHandler`, child tasks) react. If `token` is already cancelled, the task is
-/// cancelled before `operation` starts, so it sees `Task.isCancelled` at once.
+/// `withTaskCancellationHandler`, child tasks) react. If `token` is already cancelled, the child
+/// task is cancelled before `operation` starts, so it sees `Task.isCancelled` at once.
 ///
-/// No task is created: the current task itself is cancelled, so the operation keeps its actor,
-/// priority and task-locals, and entering and leaving costs about as much as a
-/// `withTaskCancellationHandler`. Like that function, it runs `operation` on the caller's
-/// isolation: from an actor method or `@MainActor` code the operation may be a non-`Sendable`
-/// closure that touches the actor's state. The link lasts only while `operation` runs; cancelling the
-/// token afterwards does not touch the task (a cancel racing the operation's very end may still
-/// mark the task cancelled, as any concurrent `Task.cancel()` would).
+/// **The caller's task is never cancelled by the token**: after the call returns or throws, the
+/// caller goes on with other awaits as before (Swift cannot undo a task's cancellation, so only the
+/// child task is cancelled). Cancelling the caller's task still cancels the operation, and the
+/// child inherits the caller's priority and task-locals.
+///
+/// The operation runs on the caller's isolation: from an actor method or `@MainActor` code it may
+/// be a non-`Sendable` closure that touches the actor's state (write `self.` for the actor's
+/// properties, as in any closure).
+///
+/// If the token was cancelled and the operation then throws (the `CancellationError` of an
+/// interrupted `Task.sleep`, or any failure of the stopped work), the call throws the token's
+/// ``CancellationToken/reason`` instead: a ``TimeoutError`` for a request with a deadline, the
+/// reason given to `cancel(reason:)` otherwise. A value the operation still returns is returned.
 ///
 /// Cancellation flows one way: cancelling the task does not cancel the token (use
 /// ``withTaskCancellationToken(isolation:_:)`` for that direction).
 ///
 /// - Parameters:
-///   - token: the token whose cancellation cancels the current task.
-///   - isolation: the actor the operation runs on; the caller's, by default.
+///   - token: the token whose cancellation cancels the operation.
+///   - isolation: the actor the call runs on; the caller's, by default.
 ///   - operation: the work.
 /// - Returns: what `operation` returns.
-/// - Throws: what `operation` throws.
+/// - Throws: the token's reason if it was cancelled and `operation` then threw; otherwise what
+///   `operation` throws.
 public func withCancellationToken<T>(
   _ token: CancellationToken,
   isolation: isolated (any Actor)? = #isolation,
   operation: () async throws -> T
-) async rethrows -> T {
+) async throws -> T {
   try await withCancellation(of: token.signal, isolation: isolation, operation: operation)
 }
 

@@ -1,5 +1,5 @@
-/// Runs `operation` in the current task, and cancels that task when `deadline` passes; the call
-/// then throws a ``TimeoutError``.
+/// Runs `operation` in a child task, and cancels that task when `deadline` passes; the call then
+/// throws a ``TimeoutError``.
 ///
 /// The operation sees the deadline the way Swift code sees any cancellation: `Task.isCancelled`
 /// becomes `true`, `Task.sleep` and other cancellation-aware awaits throw. If the deadline passes
@@ -7,11 +7,10 @@
 /// tell a timeout from a failure; a value it still returns is returned. A deadline already past
 /// cancels the task as soon as the scheduler fires (for ``DispatchDeadlineScheduler``, at once).
 ///
-/// No task is created: the operation runs in the current task and on the caller's isolation (an
-/// actor, the main actor, or none), so it may be a non-`Sendable` closure that touches isolated
-/// state. Because the current task itself is cancelled, it stays cancelled after a timeout (Swift
-/// cannot undo a task's cancellation); run the call in a child task (`async let`, a task group)
-/// when the caller must go on with other awaits afterwards. The timer is stopped when the
+/// The operation runs in a child task, on the caller's isolation (an actor, the main actor, or
+/// none), so it may be a non-`Sendable` closure that touches isolated state; the deadline cancels
+/// only that child task, so after a timeout the caller's task is not cancelled and goes on with
+/// other awaits (see ``withCancellation(of:isolation:operation:)``). The timer is stopped when the
 /// operation ends.
 ///
 /// The name leaves `withDeadline` to the standard library (SE-0526), whose version will run the
@@ -36,8 +35,8 @@ public func withCancellationDeadline<T>(
     by: CancelSource(deadline: deadline, scheduler: scheduler), isolation: isolation, operation: operation)
 }
 
-/// Runs `operation` in the current task, and cancels that task when `timeout` has passed; the call
-/// then throws a ``TimeoutError``. The relative form of
+/// Runs `operation` in a child task, and cancels that task when `timeout` has passed; the call then
+/// throws a ``TimeoutError``. The relative form of
 /// ``withCancellationDeadline(_:scheduler:isolation:operation:)``; same rules.
 ///
 /// - Parameters:
@@ -58,18 +57,13 @@ public func withCancellationDeadline<T>(
     by: CancelSource(timeout: timeout, scheduler: scheduler), isolation: isolation, operation: operation)
 }
 
-/// Runs `operation` while `deadlineSource`'s cancellation cancels the current task, then closes
-/// the source (stopping its timer); an error thrown after the source timed out becomes the timeout.
+/// Runs `operation` while `deadlineSource`'s cancellation cancels its task, then closes the source
+/// (stopping its timer); an error thrown after the source timed out becomes the ``TimeoutError``.
 private func withCancellation<T>(
   by deadlineSource: CancelSource,
   isolation: isolated (any Actor)?,
   operation: () async throws -> T
 ) async throws -> T {
   defer { deadlineSource.close() }
-  do {
-    return try await withCancellation(of: deadlineSource.signal, isolation: isolation, operation: operation)
-  } catch {
-    if let timeout = deadlineSource.signal.reason as? TimeoutError { throw timeout }
-    throw error
-  }
+  return try await withCancellation(of: deadlineSource.signal, isolation: isolation, operation: operation)
 }
