@@ -33,7 +33,7 @@ public enum PMKError: Error, CancellableError, CustomDebugStringConvertible {
       return "A closure was called with an invalid calling convention, probably (nil, nil)"
     case .returnedSelf: return "A promise handler returned itself"
     case .badInput: return "Bad input was provided to a PromiseKit function"
-    case .cancelled: return "The asynchronous sequence was cancelled"
+    case .cancelled: return "The promise was cancelled"
     case .compactMap(let value, let type): return "Could not compactMap<\(type)>: \(value)"
     case .emptySequence: return "The first or last element was requested for an empty sequence"
     case .noWinner: return "All thenables passed to race(fulfilled:) were rejected"
