@@ -50,17 +50,24 @@ public struct CancelSignal: Sendable, Hashable {
   /// If the source is already cancelled, `handler` runs now, on this thread, before this method
   /// returns. If it closed, `handler` never runs and is released at once.
   ///
+  /// `handler` is `sending`, not `@Sendable`: it may capture a handle that is not `Sendable` (a
+  /// `DispatchWorkItem`, a subprocess, a connection) that the caller hands over and does not use
+  /// afterwards; the handler runs at most once, on one thread.
+  ///
   /// - Returns: a handle whose `unregister()` removes the handler before it runs.
   @discardableResult
-  public func onCancel(_ handler: @escaping @Sendable () -> Void) -> CancelRegistration {
-    storage.register(.onCancel(handler))
+  public func onCancel(_ handler: sending @escaping () -> Void) -> CancelRegistration {
+    storage.register(.onCancel(unsafeBitCast(handler, to: (@Sendable () -> Void).self)))
   }
 
   /// Runs `handler` with the reason when the source is cancelled. Same rules as ``onCancel(_:)``.
   @discardableResult
-  public func onCancel(_ handler: @escaping @Sendable (_ reason: any Error) -> Void) -> CancelRegistration {
-    storage.register(.onCancelWithReason(handler))
+  public func onCancel(_ handler: sending @escaping (_ reason: any Error) -> Void) -> CancelRegistration {
+    storage.register(.onCancelWithReason(unsafeBitCast(handler, to: (@Sendable (any Error) -> Void).self)))
   }
+  // Safety of the casts to `@Sendable`: the closure was sent, so nothing of the caller's can still
+  // reach what it captured, and the storage calls it at most once (or releases it) on one thread:
+  // its captures are never used by two threads at once. The two function types share one layout.
 
   /// Runs `handler` when the source ends either way: with `true` if it was cancelled, with `false`
   /// if it closed without cancellation.

@@ -14,16 +14,19 @@ extension CancellationToken {
   ///
   /// - Parameters:
   ///   - queue: where to run `handler`; `nil` (the default) runs it synchronously as described.
-  ///   - handler: the code to run; it may re-enter the token or any request freely.
+  ///   - handler: the code to run; it may re-enter the token or any request freely. It is
+  ///     `sending`, so it may capture a handle that is not `Sendable` (a `DispatchWorkItem`, a
+  ///     subprocess) that the caller does not use afterwards; it runs at most once.
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
   ///   it runs.
   @inlinable @discardableResult
   public func onCancel(
-    on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable () -> Void
+    on queue: DispatchQueue? = nil, _ handler: sending @escaping () -> Void
   ) -> CancellationRegistration {
     // Inlined so the common case costs exactly the core's `onCancel`.
     guard let queue else { return CancellationRegistration(signal.onCancel(handler)) }
-    return onCancel(submittingTo: queue, handler)
+    // Safety: sent, and run at most once on one thread (see `CancelSignal.onCancel`).
+    return onCancel(submittingTo: queue, unsafeBitCast(handler, to: (@Sendable () -> Void).self))
   }
 
   @usableFromInline
@@ -40,15 +43,16 @@ extension CancellationToken {
   ///
   /// - Parameters:
   ///   - queue: where to run `handler`; `nil` (the default) runs it synchronously.
-  ///   - handler: the code to run, given the reason.
+  ///   - handler: the code to run, given the reason; `sending`, as for the form without a reason.
   /// - Returns: a handle whose ``CancellationRegistration/unregister()`` removes `handler` before
   ///   it runs.
   @inlinable @discardableResult
   public func onCancel(
-    on queue: DispatchQueue? = nil, _ handler: @escaping @Sendable (_ reason: any Error) -> Void
+    on queue: DispatchQueue? = nil, _ handler: sending @escaping (_ reason: any Error) -> Void
   ) -> CancellationRegistration {
     guard let queue else { return CancellationRegistration(signal.onCancel(handler)) }
-    return onCancel(submittingTo: queue, handler)
+    // Safety: sent, and run at most once on one thread (see `CancelSignal.onCancel`).
+    return onCancel(submittingTo: queue, unsafeBitCast(handler, to: (@Sendable (any Error) -> Void).self))
   }
 
   @usableFromInline

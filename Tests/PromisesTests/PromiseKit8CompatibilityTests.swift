@@ -143,6 +143,8 @@ struct PromiseKit8CompatibilityTests {
       #expect(!error.debugDescription.isEmpty)
       #expect(error.localizedDescription == error.debugDescription)
     }
+    #expect(PMKError.cancelled.debugDescription == "The promise was cancelled")
+    #expect("\(PMKError.cancelled)" == "The promise was cancelled")
   }
 
   @Test func raceOfNoGuaranteesNeverResolvesInsteadOfTrapping() {

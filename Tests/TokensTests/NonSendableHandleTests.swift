@@ -1,0 +1,62 @@
+import CancelCore
+import Dispatch
+import TestSupport
+import Testing
+import Tokens
+
+/// Cancel handlers are `sending`: a handler may capture a handle that is not `Sendable`, handed
+/// over by the code that started the work. These tests compile only if that holds in Swift 6 mode.
+@Suite("Handlers that capture a handle that is not Sendable")
+struct NonSendableHandleTests {
+  /// A handle to some work, not `Sendable` (as `DispatchWorkItem` is not on every platform).
+  final class WorkHandle {
+    let stopped: Recorder<String>
+    let name: String
+    init(_ name: String, stopped: Recorder<String>) {
+      self.name = name
+      self.stopped = stopped
+    }
+    func stop() { stopped.record(name) }
+  }
+
+  @Test func aTokenHandlerStopsAHandleHandedOverToIt() {
+    let stopped = Recorder<String>()
+    let request = CancellationRequest()
+    func start(_ name: String) {
+      let handle = WorkHandle(name, stopped: stopped)
+      request.token.onCancel { handle.stop() }
+    }
+    start("download")
+    let withReason = WorkHandle("upload", stopped: stopped)
+    request.token.onCancel { _ in withReason.stop() }
+    request.cancel()
+    #expect(stopped.values == ["upload", "download"])  // newest first
+  }
+
+  @Test func aHandlerOnAQueueStopsItsHandleThere() async {
+    let stopped = Recorder<String>()
+    let request = CancellationRequest()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      let item = DispatchWorkItem {}
+      let handle = WorkHandle("item", stopped: stopped)
+      request.token.onCancel(on: .global()) {
+        item.cancel()
+        handle.stop()
+        done.resume()
+      }
+      request.cancel()
+    }
+    #expect(stopped.values == ["item"])
+  }
+
+  @Test func aCoreSignalHandlerStopsAHandleHandedOverToIt() {
+    let stopped = Recorder<String>()
+    let source = CancelSource()
+    let handle = WorkHandle("process", stopped: stopped)
+    source.signal.onCancel { handle.stop() }
+    let other = WorkHandle("connection", stopped: stopped)
+    source.signal.onCancel { (_: any Error) in other.stop() }
+    source.cancel()
+    #expect(stopped.values == ["connection", "process"])
+  }
+}
