@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""check-snippets.py [MARKDOWN...]: type-checks every ```swift block of the given Markdown files
+against this package's modules, so the code the docs show compiles as written (Swift 6 mode).
+
+Each block is type-checked on its own, as the `main.swift` of a program (top-level code allowed),
+with `swiftc -typecheck` against the modules of a debug build (`swift build` first; CI runs it after
+the build). A block may need names it does not define (the `api` of an example, a `view`): an HTML
+comment right before the block, invisible on GitHub, gives them:
+
+    <!-- snippet-setup
+    struct User {}
+    let view = View()
+    -->
+
+The setup is placed after the block's own `import` lines. A block that is not Swift source on its
+own (a `Package.swift` fragment) is fenced as ```swift no-compile and skipped.
+Without arguments it checks the files listed in CHECKED below. Exits 1 if any block fails, printing
+the compiler's errors with the Markdown file and the block's first line.
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The Markdown files whose blocks compile today; add a file once its blocks do.
+CHECKED = ["README.md", "docs/semantics.md"]
+# Modules behind a package trait are not in the plain build; a block that imports one is checked
+# only when its module was built (a build with --enable-all-traits in BUILD).
+BUILD = os.environ.get("SNIPPET_BUILD", os.path.join(ROOT, ".build", "debug"))
+
+
+def blocks(path):
+    """Yields (first line number, setup, code) for each ```swift block that should compile."""
+    lines = open(path, encoding="utf-8").read().split("\n")
+    i, setup = 0, ""
+    while i < len(lines):
+        line = lines[i]
+        if line.strip().startswith("<!-- snippet-setup"):
+            j = i + 1
+            body = []
+            while not lines[j].strip().startswith("-->"):
+                body.append(lines[j])
+                j += 1
+            setup, i = "\n".join(body), j + 1
+            continue
+        m = re.match(r"^(\s*)```swift(.*)$", line)
+        if m:
+            indent, info = m.group(1), m.group(2)
+            j = i + 1
+            code = []
+            while not lines[j].strip().startswith("```"):
+                code.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
+                j += 1
+            if "no-compile" not in info:
+                yield i + 1, setup, "\n".join(code)
+            setup, i = "", j + 1
+            continue
+        if line.strip():
+            setup = ""  # a setup comment applies to the block right after it only
+        i += 1
+
+
+def main():
+    files = sys.argv[1:] or CHECKED
+    modules = os.path.join(BUILD, "Modules")
+    if not os.path.isdir(modules):
+        sys.exit(f"no build at {BUILD}: run `swift build` first")
+    includes = []
+    for mm in glob.glob(os.path.join(ROOT, ".build", "checkouts", "**", "include", "module.modulemap"), recursive=True):
+        includes += ["-I", os.path.dirname(mm)]
+    failures = checked = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in files:
+            for line, setup, code in blocks(os.path.join(ROOT, path)):
+                imports = [l for l in code.split("\n") if l.startswith("import ")]
+                rest = [l for l in code.split("\n") if not l.startswith("import ")]
+                missing = [i.split()[1] for i in imports if not os.path.exists(os.path.join(modules, i.split()[1] + ".swiftmodule"))]
+                if missing:
+                    print(f"skipped {path}:{line} (module not built: {', '.join(missing)})")
+                    continue
+                source = "\n".join(imports + ["// setup", setup, "// the block"] + rest) + "\n"
+                main_swift = os.path.join(tmp, "main.swift")
+                open(main_swift, "w").write(source)
+                result = subprocess.run(
+                    ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules] + includes + [main_swift],
+                    capture_output=True, text=True)
+                checked += 1
+                if result.returncode != 0:
+                    failures += 1
+                    print(f"FAILED {path}:{line}")
+                    print(result.stderr.replace(main_swift, f"{path}(block at line {line})"))
+    print(f"snippets: {checked} checked, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
