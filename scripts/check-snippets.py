@@ -13,7 +13,10 @@ comment right before the block, invisible on GitHub, gives them:
     -->
 
 The setup is placed after the block's own `import` lines. A block that is not Swift source on its
-own (a `Package.swift` fragment) is fenced as ```swift no-compile and skipped.
+own (a `Package.swift` fragment) is fenced as ```swift no-compile and skipped. A block that uses the
+integrations is fenced as ```swift traits: it is checked against the build named by
+SNIPPET_TRAITS_BUILD (a debug build with --enable-all-traits, e.g. .build-traits/debug), and
+skipped, saying so, when that is not set.
 Without arguments it checks the files listed in CHECKED below. Exits 1 if any block fails, printing
 the compiler's errors with the Markdown file and the block's first line.
 """
@@ -27,9 +30,9 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The Markdown files whose blocks compile today; add a file once its blocks do.
 CHECKED = ["README.md", "docs/semantics.md"]
-# Modules behind a package trait are not in the plain build; a block that imports one is checked
-# only when its module was built (a build with --enable-all-traits in BUILD).
+# The debug build whose modules the blocks are checked against.
 BUILD = os.environ.get("SNIPPET_BUILD", os.path.join(ROOT, ".build", "debug"))
+TRAITS_BUILD = os.environ.get("SNIPPET_TRAITS_BUILD")
 
 
 def blocks(path):
@@ -55,7 +58,7 @@ def blocks(path):
                 code.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
                 j += 1
             if "no-compile" not in info:
-                yield i + 1, setup, "\n".join(code)
+                yield i + 1, setup, "\n".join(code), "traits" in info
             setup, i = "", j + 1
             continue
         if line.strip():
@@ -65,27 +68,37 @@ def blocks(path):
 
 def main():
     files = sys.argv[1:] or CHECKED
-    modules = os.path.join(BUILD, "Modules")
-    if not os.path.isdir(modules):
+    if not os.path.isdir(os.path.join(BUILD, "Modules")):
         sys.exit(f"no build at {BUILD}: run `swift build` first")
-    includes = []
-    for mm in glob.glob(os.path.join(ROOT, ".build", "checkouts", "**", "include", "module.modulemap"), recursive=True):
-        includes += ["-I", os.path.dirname(mm)]
+
+    def includes(build):
+        found = []
+        checkouts = os.path.join(os.path.dirname(build), "checkouts")
+        for mm in glob.glob(os.path.join(checkouts, "**", "include", "module.modulemap"), recursive=True):
+            found += ["-I", os.path.dirname(mm)]
+        return found
+
     failures = checked = 0
     with tempfile.TemporaryDirectory() as tmp:
         for path in files:
-            for line, setup, code in blocks(os.path.join(ROOT, path)):
+            for line, setup, code, traits in blocks(os.path.join(ROOT, path)):
+                if traits and not TRAITS_BUILD:
+                    print(f"skipped {path}:{line} (integrations: set SNIPPET_TRAITS_BUILD)")
+                    continue
+                build = TRAITS_BUILD if traits else BUILD
+                modules = os.path.join(build, "Modules")
                 imports = [l for l in code.split("\n") if l.startswith("import ")]
                 rest = [l for l in code.split("\n") if not l.startswith("import ")]
                 missing = [i.split()[1] for i in imports if not os.path.exists(os.path.join(modules, i.split()[1] + ".swiftmodule"))]
                 if missing:
-                    print(f"skipped {path}:{line} (module not built: {', '.join(missing)})")
+                    failures += 1
+                    print(f"FAILED {path}:{line}: module not in {build}: {', '.join(missing)}")
                     continue
                 source = "\n".join(imports + ["// setup", setup, "// the block"] + rest) + "\n"
                 main_swift = os.path.join(tmp, "main.swift")
                 open(main_swift, "w").write(source)
                 result = subprocess.run(
-                    ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules] + includes + [main_swift],
+                    ["swiftc", "-typecheck", "-swift-version", "6", "-I", modules] + includes(build) + [main_swift],
                     capture_output=True, text=True)
                 checked += 1
                 if result.returncode != 0:
