@@ -124,13 +124,14 @@ extension Thenable {
   /// Runs `body` with the result, fulfilled or rejected, and passes the result on unchanged.
   ///
   /// - Parameters:
-  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread. (Without `on:`, the
+  ///     `tap` whose body takes on the caller's isolation runs, on ``conf`` `.Q.map`: see
+  ///     ``StageQueue``.)
   ///   - flags: the dispatch flags for `body`.
   ///   - body: looks at the result.
   /// - Returns: a promise resolved like this one, after `body` ran.
-  @_disfavoredOverload
   public func tap(
-    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    on: DispatchQueue?, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> Promise<T> {
     let flags = DispatchFlags(flags)
