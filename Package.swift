@@ -87,7 +87,7 @@ let package = Package(
         + integrationProducts + integrationTestProducts),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
     // A `@MainActor` view model written as an app writes one (see docs/migrating-from-promisekit-6-8.md).
-    .testTarget(name: "MainActorTests", dependencies: ["Promises"]),
+    .testTarget(name: "MainActorTests", dependencies: ["Promises", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

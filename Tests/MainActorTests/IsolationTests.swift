@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import TestSupport
 import Testing
 
 @testable import Promises
@@ -15,7 +15,7 @@ struct IsolationTests {
     switch IsolatedBody.queue(for: isolation, on: stage) {
     case .none: "task"
     case .some(nil): "inline"
-    case .some(let queue?): queue === DispatchQueue.main ? "main" : queue.label
+    case .some(let queue?): queue.label == DispatchQueue.main.label ? "main" : queue.label
     }
   }
 
@@ -36,10 +36,10 @@ struct IsolationTests {
 
   @Test func aBodyWithoutIsolationRunsWhereItDidBefore() async throws {
     // Not in an actor: the default queue (main, as conf.Q is by default) and `on: .main` run it
-    // on the main thread; the queue forms still run it where they say.
-    let onDefault = try await Promise.value(1).map { _ in Thread.isMainThread }.async()
-    let onMain = try await Promise.value(1).map(on: .main) { _ in Thread.isMainThread }.async()
-    let onGlobal = try await Promise.value(1).map(on: .global()) { _ in Thread.isMainThread }.async()
+    // on the main queue; the queue forms still run it where they say.
+    let onDefault = try await Promise.value(1).map { _ in (QueueProbe.mainLabel == "main") }.async()
+    let onMain = try await Promise.value(1).map(on: .main) { _ in (QueueProbe.mainLabel == "main") }.async()
+    let onGlobal = try await Promise.value(1).map(on: .global()) { _ in (QueueProbe.mainLabel == "main") }.async()
     let inline = try await Promise.value(2).map(on: nil) { $0 * 2 }.async()
     #expect(onDefault)
     #expect(onMain)

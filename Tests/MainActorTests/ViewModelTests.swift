@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Promises
+import TestSupport
 import Testing
 
 // A `@MainActor` view model written as an app writes one (Swift 6 language mode, like the whole
@@ -37,8 +38,8 @@ final class ViewModel {
   var label = ""
   var error: Error?
   var cleanedUp = 0
-  /// Whether each body ran on the main thread, in the order they ran.
-  var onMainThread: [Bool] = []
+  /// Whether each body ran on the main queue, in the order they ran.
+  var onMainQueue: [Bool] = []
   /// What the view does when the model changed (the tests resume here).
   var changed: () -> Void = {}
 
@@ -47,7 +48,7 @@ final class ViewModel {
   }
 
   private func record() {
-    onMainThread.append(Thread.isMainThread)
+    onMainQueue.append((QueueProbe.mainLabel == "main"))
   }
 
   /// The common line, on the default queue.
@@ -212,27 +213,27 @@ struct ViewModelTests {
     await run(model) { $0.load() }
     #expect(model.label == "Ada")
     #expect(model.error == nil)
-    #expect(model.onMainThread == [true, true])
+    #expect(model.onMainQueue == [true, true])
   }
 
-  @Test func theCommonLineReportsTheErrorOnTheMainThread() async {
+  @Test func theCommonLineReportsTheErrorOnTheMainQueue() async {
     let model = ViewModel(service: NameService(names: [:]))
     await run(model) { $0.load() }
     #expect(model.label == "")
     #expect(model.error as? LookupError == .unknown("1"))
-    #expect(model.onMainThread == [true, true])
+    #expect(model.onMainQueue == [true, true])
   }
 
   @Test func theCommonLineOnMain() async {
     let model = ViewModel()
     await run(model) { $0.loadOnMain(id: "2") }
     #expect(model.label == "GRACE")
-    #expect(model.onMainThread == [true, true])
+    #expect(model.onMainQueue == [true, true])
 
     let failing = ViewModel()
     await run(failing) { $0.loadOnMain(id: "3") }
     #expect(failing.error as? LookupError == .unknown("3"))
-    #expect(failing.onMainThread == [true])
+    #expect(failing.onMainQueue == [true])
   }
 
   @Test func mapCompactMapGetTapRecoverEnsure() async {
@@ -240,7 +241,7 @@ struct ViewModelTests {
     await run(model) { $0.loadLength(id: "2") }
     #expect(model.label == "5")
     #expect(model.cleanedUp == 2)
-    #expect(model.onMainThread == [true, true, true, true])
+    #expect(model.onMainQueue == [true, true, true, true])
 
     // "Ada" has 3 letters: compactMap rejects, recover replaces it with 0.
     let short = ViewModel()
@@ -254,7 +255,7 @@ struct ViewModelTests {
     let model = ViewModel()
     await run(model) { $0.loadGuarantee() }
     #expect(model.label == "Ada!")
-    #expect(model.onMainThread == [true, true, true, true])
+    #expect(model.onMainQueue == [true, true, true, true])
   }
 
   @Test func voidRecoveries() async {
@@ -266,17 +267,17 @@ struct ViewModelTests {
     let fallback = ViewModel(service: NameService(names: [:]))
     await run(fallback) { $0.loadOrDefault(id: "1") }
     #expect(fallback.label == "nobody")
-    #expect(fallback.onMainThread == [true])
+    #expect(fallback.onMainQueue == [true])
   }
 
   @Test func aCancellableChain() async {
     let model = ViewModel()
     await run(model) { $0.loadCancellable(id: "1") }
     #expect(model.label == "ada?")
-    #expect(model.onMainThread == [true, true, true])
+    #expect(model.onMainQueue == [true, true, true])
   }
 
-  @Test func aCancelledChainReportsTheCancellationOnTheMainThread() async {
+  @Test func aCancelledChainReportsTheCancellationOnTheMainQueue() async {
     // The service never answers this one: only the cancel ends the chain.
     let model = ViewModel()
     let (never, seal) = Promise<String>.pending()
@@ -296,7 +297,7 @@ struct ViewModelTests {
     }
     #expect(model.label == "")
     #expect(model.error?.isCancelled == true)
-    #expect(model.onMainThread == [])
+    #expect(model.onMainQueue == [])
   }
 
   @Test func aCancellableChainsCleanUp() async {
@@ -305,7 +306,7 @@ struct ViewModelTests {
     await run(model) { chain = $0.loadCancellableWithCleanup(id: "2") }
     #expect(model.label == "G")
     #expect(model.cleanedUp == 2)
-    #expect(model.onMainThread == [true, true])
+    #expect(model.onMainQueue == [true, true])
     #expect(chain?.isFulfilled == true)
   }
 }
@@ -313,6 +314,6 @@ struct ViewModelTests {
 extension ViewModel {
   /// Records a body that saw `value` (and where it ran).
   func record(_ value: String) {
-    onMainThread.append(Thread.isMainThread)
+    onMainQueue.append((QueueProbe.mainLabel == "main"))
   }
 }
