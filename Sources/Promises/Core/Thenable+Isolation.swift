@@ -146,7 +146,9 @@ extension CatchMixin {
     guard let queue = IsolatedBody.queue(for: body.isolation, on: on) else {
       let finalizer = PMKFinalizer()
       pipe { result in
-        guard case .failure(let error) = result, policy.handles(error) else { return _ = finalizer.guarantee.settle(()) }
+        guard case .failure(let error) = result, policy.handles(error) else {
+          return _ = finalizer.guarantee.settle(())
+        }
         IsolatedBody.guarantee { await body(error) }.pipe { (_: Void) in finalizer.guarantee.settle(()) }
       }
       return finalizer
@@ -169,7 +171,9 @@ extension CatchMixin {
     @_inheritActorContext _ body: @escaping @Sendable @isolated(any) (Error) throws -> U
   ) -> Promise<T> where U.T == T {
     guard let queue = IsolatedBody.queue(for: body.isolation, on: on) else {
-      return recover(on: nil, policy: policy) { error in IsolatedBody.promise { try await body(error) }.then(on: nil) { $0 } }
+      return recover(on: nil, policy: policy) { error in
+        IsolatedBody.promise { try await body(error) }.then(on: nil) { $0 }
+      }
     }
     return recover(on: queue, flags: flags, policy: policy, IsolatedBody.synchronous(body))
   }
@@ -262,7 +266,8 @@ extension CatchMixin where T == Void {
     @_inheritActorContext _ body: @escaping @Sendable @isolated(any) (Error) throws -> Void
   ) -> Promise<Void> {
     guard let queue = IsolatedBody.queue(for: body.isolation, on: on) else {
-      return recover(on: nil, policy: policy) { error -> Promise<Void> in IsolatedBody.promise { try await body(error) } }
+      return recover(on: nil, policy: policy) { error -> Promise<Void> in IsolatedBody.promise { try await body(error) }
+      }
     }
     return recover(on: queue, flags: flags, policy: policy, IsolatedBody.synchronous(body))
   }
