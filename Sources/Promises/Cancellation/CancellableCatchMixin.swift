@@ -125,7 +125,7 @@ extension CancellableCatchMixin {
   /// The clean-up chain `body` returns is **not** linked to this chain: a cancel of this chain
   /// (which is often what started the clean-up) does not stop it; cancel it through its own
   /// members. The stages after the `ensureThen` see the result only once the clean-up chain
-  /// settled, cancelled or not, as for ``ensure(on:flags:_:)``.
+  /// settled, cancelled or not, as for ``ensure(on:flags:_:)-(_,_,()->Void)``.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
@@ -193,7 +193,7 @@ extension CancellableCatchMixin where T == Void {
 }
 
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
-/// ``finally(on:flags:_:)`` once the chain ended, however it ended.
+/// ``finally(on:flags:_:)-(_,_,()->Void)`` once the chain ended, however it ended.
 public final class CancellableFinalizer: CancellableHandle, CancellableWithReason, Sendable {
   let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.

@@ -15,7 +15,7 @@ extension CatchMixin {
   ///   - policy: whether cancellations reach `body`; by default (``conf`` `.catchPolicy`) they do
   ///     not.
   ///   - body: handles the error.
-  /// - Returns: a finalizer whose ``PMKFinalizer/finally(on:flags:_:)`` runs after the chain ended
+  /// - Returns: a finalizer whose ``PMKFinalizer/finally(on:flags:_:)-(_,_,()->Void)`` runs after the chain ended
   ///   either way.
   @discardableResult
   @_disfavoredOverload
@@ -205,7 +205,7 @@ extension CatchPolicy {
   }
 }
 
-/// What `catch` returns: the end of a chain, whose ``finally(on:flags:_:)`` runs once the chain
+/// What `catch` returns: the end of a chain, whose ``finally(on:flags:_:)-(_,_,()->Void)`` runs once the chain
 /// ended either way (after the `catch` handler, if it ran).
 public final class PMKFinalizer: Sendable {
   let guarantee = Guarantee<Void>(pending: ())

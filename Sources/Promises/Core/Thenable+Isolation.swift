@@ -1,9 +1,16 @@
 import Dispatch
 
 // The chaining methods whose body takes on its caller's isolation (see `StageQueue`): what lets
-// a `@MainActor` class write `.done { self.label = $0 }`. They are chosen whenever the queue is
-// the default one or `.main` (the methods taking a `DispatchQueue?` are disfavored), and run a
-// body that is not isolated to an actor exactly as those methods do.
+// a `@MainActor` class write `.done { self.label = $0 }`.
+//
+// Swift ranks overloads without regard to the caller's isolation (a non-`Sendable` use is
+// diagnosed after the choice), so no pair of a `@Sendable` and a `@MainActor` overload can pick by
+// context. Instead one overload takes an `@isolated(any)` body marked `@_inheritActorContext` (as
+// `Task.init`'s is): a closure written in an isolated context takes that isolation, one written
+// elsewhere stays nonisolated and `@Sendable`, and `IsolatedBody` runs each where its isolation
+// holds. These methods are chosen whenever the queue is the default one or `.main` (the methods
+// taking a `DispatchQueue?` are disfavored), and run a body that is not isolated to an actor
+// exactly as those methods do.
 
 extension Thenable {
   /// Runs `body` with the value once fulfilled and resolves the returned promise like the
