@@ -66,6 +66,28 @@ struct IsolationTests {
     let cancellable = try await counter.addCancellable(4).async()
     #expect(cancellable == 10)
   }
+
+  @Test func theOtherStagesOnAnotherActor() async throws {
+    let counter = Counter()
+    // ensure, ensureThen and recover run on the actor, in order.
+    #expect(try await counter.cleanUp().async() == 2)
+    // catch and finally (the finalizer's) run on the actor; finally after catch.
+    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+      Task { await counter.report { finished.resume() } }
+    }
+    #expect(await counter.caught == 1)
+    #expect(await counter.finishedAfter == 1)
+    // A guarantee's map and then, compactMap's nil, a Void recover.
+    #expect(await counter.doubled(3).async() == 6)
+    await #expect(throws: PMKError.self) { try await counter.nothing().async() }
+    try await counter.clear().async()
+    #expect(await counter.caught == 2)
+    // A cancellable chain's done and catch.
+    await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+      Task { await counter.cancellableReport { finished.resume() } }
+    }
+    #expect(await counter.caught == 3)
+  }
 }
 
 /// An actor whose chains touch its state in their bodies: those bodies run on the actor.
@@ -87,6 +109,59 @@ actor Counter {
       self.sawFailure = true
     }.recover { _ in
       self.sawFailure ? Promise.value(-1) : Promise.value(0)
+    }
+  }
+
+  var cleanups = 0
+  var caught = 0
+  var finishedAfter = 0
+
+  func cleanUp() -> Promise<Int> {
+    Promise<Int>(error: LookupError.unknown("y")).ensure {
+      self.cleanups += 1
+    }.ensureThen {
+      self.cleanups += 1
+      return Guarantee.value
+    }.recover { _ in
+      Promise.value(self.cleanups)
+    }
+  }
+
+  func report(then resume: @escaping @Sendable () -> Void) {
+    Promise<Int>(error: LookupError.unknown("z")).catch { _ in
+      self.caught += 1
+    }.finally {
+      self.finishedAfter = self.caught
+      resume()
+    }
+  }
+
+  func doubled(_ value: Int) -> Guarantee<Int> {
+    Guarantee.value(value).map { value in
+      self.total = value
+      return value
+    }.then { value in
+      Guarantee.value(value + self.total)
+    }
+  }
+
+  func nothing() -> Promise<Int> {
+    Promise.value(1).compactMap { _ in self.total > 1_000 ? 1 : nil }
+  }
+
+  func clear() -> Promise<Void> {
+    Promise<Void>(error: LookupError.unknown("v")).recover { _ in
+      self.caught += 1
+    }
+  }
+
+  func cancellableReport(then resume: @escaping @Sendable () -> Void) {
+    Promise<Int>(error: LookupError.unknown("w")).cancellize().done { _ in
+      self.total = -1
+    }.catch { _ in
+      self.caught += 1
+    }.finally {
+      resume()
     }
   }
 
