@@ -174,6 +174,29 @@ final class ViewModel {
     }
   }
 
+  /// A cancellable `then` whose body returns a cancellable chain, and `finally` on a member.
+  func loadBoth() {
+    service.cancellableName(of: "1").then { first in
+      self.record()
+      return self.service.cancellableName(of: "2").map { first + " & " + $0 }
+    }.done {
+      self.label = $0
+    }.finally {
+      self.changed()
+    }
+  }
+
+  /// A cancellable `Void` chain's recovery, and `finally` on a promise.
+  func loadOrForget(id: String) {
+    service.cancellableName(of: id).done { _ in
+      self.label = "found"
+    }.recover { error in
+      self.error = error
+    }.promise.finally {
+      self.changed()
+    }
+  }
+
   /// A cancellable chain with its clean-up steps.
   func loadCancellableWithCleanup(id: String) -> CancellablePromise<Void> {
     let chain = service.cancellableName(of: id).get { _ in
@@ -275,6 +298,18 @@ struct ViewModelTests {
     await run(model) { $0.loadCancellable(id: "1") }
     #expect(model.label == "ada?")
     #expect(model.onMainQueue == [true, true, true])
+  }
+
+  @Test func aCancellableChainOfCancellableChains() async {
+    let model = ViewModel()
+    await run(model) { $0.loadBoth() }
+    #expect(model.label == "Ada & Grace")
+    #expect(model.onMainQueue == [true])
+
+    let forgetful = ViewModel()
+    await run(forgetful) { $0.loadOrForget(id: "7") }
+    #expect(forgetful.label == "")
+    #expect(forgetful.error as? LookupError == .unknown("7"))
   }
 
   @Test func aCancelledChainReportsTheCancellationOnTheMainQueue() async {
