@@ -86,6 +86,8 @@ let package = Package(
       dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]
         + integrationProducts + integrationTestProducts),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
+    // A `@MainActor` view model written as an app writes one (see docs/migrating-from-promisekit-6-8.md).
+    .testTarget(name: "MainActorTests", dependencies: ["Promises", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

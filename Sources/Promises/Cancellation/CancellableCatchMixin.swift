@@ -21,6 +21,7 @@ extension CancellableCatchMixin {
   ///   - body: handles the error.
   /// - Returns: a finalizer that can still cancel the chain and whose `finally` always runs.
   @discardableResult
+  @_disfavoredOverload
   public func `catch`(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) -> Void
@@ -41,6 +42,7 @@ extension CancellableCatchMixin {
   ///   - policy: whether cancellations reach `body` (not by default).
   ///   - body: returns the replacement.
   /// - Returns: the first member of the branch.
+  @_disfavoredOverload
   public func recover<V: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> V
@@ -100,6 +102,7 @@ extension CancellableCatchMixin {
   ///   - flags: the dispatch flags.
   ///   - body: the clean-up; it always runs.
   /// - Returns: a new member of this chain.
+  @_disfavoredOverload
   public func ensure(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
@@ -122,7 +125,7 @@ extension CancellableCatchMixin {
   /// The clean-up chain `body` returns is **not** linked to this chain: a cancel of this chain
   /// (which is often what started the clean-up) does not stop it; cancel it through its own
   /// members. The stages after the `ensureThen` see the result only once the clean-up chain
-  /// settled, cancelled or not, as for ``ensure(on:flags:_:)``.
+  /// settled, cancelled or not, as for ``ensure(on:flags:_:)-(_,_,()->Void)``.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
@@ -130,6 +133,7 @@ extension CancellableCatchMixin {
   ///   - flags: the dispatch flags.
   ///   - body: starts the clean-up; it always runs.
   /// - Returns: a new member of this chain.
+  @_disfavoredOverload
   public func ensureThen(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> CancellablePromise<Void>
@@ -150,6 +154,7 @@ extension CancellableCatchMixin {
   ///     resolving thread.
   ///   - flags: the dispatch flags.
   ///   - body: the final step; it always runs.
+  @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
@@ -173,6 +178,7 @@ extension CancellableCatchMixin where T == Void {
   ///   - policy: whether cancellations reach `body`.
   ///   - body: handles the error; may rethrow.
   /// - Returns: the first member of the branch.
+  @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> Void
@@ -187,7 +193,7 @@ extension CancellableCatchMixin where T == Void {
 }
 
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
-/// ``finally(on:flags:_:)`` once the chain ended, however it ended.
+/// ``finally(on:flags:_:)-(_,_,()->Void)`` once the chain ended, however it ended.
 public final class CancellableFinalizer: CancellableHandle, CancellableWithReason, Sendable {
   let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.
@@ -241,6 +247,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// - Returns: this finalizer, which can still cancel the chain (PromiseKit 7 code cancels the
   ///   result of `finally`).
   @discardableResult
+  @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void

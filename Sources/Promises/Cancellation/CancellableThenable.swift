@@ -121,6 +121,7 @@ extension CancellableThenable {
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
   @inlinable
+  @_disfavoredOverload
   public func then<V: CancellableThenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -154,6 +155,7 @@ extension CancellableThenable {
   ///   - body: returns the next step; it does not start after a cancel.
   /// - Returns: a new member of this chain.
   @inlinable
+  @_disfavoredOverload
   public func then<V: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
@@ -170,6 +172,7 @@ extension CancellableThenable {
   ///   - transform: the transformation; it does not start after a cancel.
   /// - Returns: a new member of this chain.
   @inlinable
+  @_disfavoredOverload
   public func map<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
@@ -186,6 +189,7 @@ extension CancellableThenable {
   ///   - transform: the transformation; it does not start after a cancel.
   /// - Returns: a new member of this chain.
   @inlinable
+  @_disfavoredOverload
   public func compactMap<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U?
@@ -202,6 +206,7 @@ extension CancellableThenable {
   ///   - body: consumes the value; it does not start after a cancel.
   /// - Returns: a new `Void` member of this chain.
   @inlinable
+  @_disfavoredOverload
   public func done(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -218,6 +223,7 @@ extension CancellableThenable {
   ///   - body: looks at the value; it does not start after a cancel.
   /// - Returns: a new member of this chain with the same value.
   @inlinable
+  @_disfavoredOverload
   public func get(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -228,12 +234,14 @@ extension CancellableThenable {
   /// Looks at the result, fulfilled or rejected, and passes it on.
   ///
   /// - Parameters:
-  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread. (Without `on:`, the
+  ///     `tap` whose body takes on the caller's isolation runs, on ``conf`` `.Q.map`: see
+  ///     ``StageQueue``.)
   ///   - flags: the dispatch flags.
   ///   - body: looks at the result; it does not start after a cancel.
   /// - Returns: a new member of this chain resolved the same way.
   public func tap(
-    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    on: DispatchQueue?, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> CancellablePromise<T> {
     let flags = DispatchFlags(flags)

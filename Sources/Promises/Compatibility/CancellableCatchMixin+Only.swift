@@ -176,7 +176,7 @@ public final class CancellableCascadingFinalizer: Cancellable, Sendable {
   public var cancelContext: CancelContext { rest.cancelContext }
 
   /// Handles the errors the previous catches did not; see
-  /// ``CancellableCatchMixin/catch(on:flags:policy:_:)``.
+  /// ``CancellableCatchMixin/catch(on:flags:policy:_:)-(_,_,_,(Error)->Void)``.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.

@@ -12,6 +12,7 @@ extension CatchMixin where T == Void {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: handles the error.
   /// - Returns: a `Void` guarantee.
+  @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Error) -> Void

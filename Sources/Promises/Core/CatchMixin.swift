@@ -15,9 +15,10 @@ extension CatchMixin {
   ///   - policy: whether cancellations reach `body`; by default (``conf`` `.catchPolicy`) they do
   ///     not.
   ///   - body: handles the error.
-  /// - Returns: a finalizer whose ``PMKFinalizer/finally(on:flags:_:)`` runs after the chain ended
+  /// - Returns: a finalizer whose ``PMKFinalizer/finally(on:flags:_:)-(_,_,()->Void)`` runs after the chain ended
   ///   either way.
   @discardableResult
+  @_disfavoredOverload
   public func `catch`(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) -> Void
@@ -47,6 +48,7 @@ extension CatchMixin {
   ///     not, and the chain stays rejected).
   ///   - body: returns the replacement; throwing rejects with the thrown error.
   /// - Returns: a promise resolved like this one, or like the replacement.
+  @_disfavoredOverload
   public func recover<U: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> U
@@ -76,6 +78,7 @@ extension CatchMixin {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: returns the replacement value's guarantee.
   /// - Returns: a guarantee of this promise's value or the replacement.
+  @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Error) -> Guarantee<T>
@@ -100,6 +103,7 @@ extension CatchMixin {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the clean-up.
   /// - Returns: a promise resolved like this one, after `body` ran.
+  @_disfavoredOverload
   public func ensure(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
@@ -124,6 +128,7 @@ extension CatchMixin {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: starts the asynchronous clean-up.
   /// - Returns: a promise resolved like this one, after the clean-up finished.
+  @_disfavoredOverload
   public func ensureThen(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Guarantee<Void>
@@ -145,6 +150,7 @@ extension CatchMixin {
   ///     resolving thread.
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the final step.
+  @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
@@ -170,6 +176,7 @@ extension CatchMixin where T == Void {
   ///   - policy: whether cancellations reach `body`.
   ///   - body: handles the error; may rethrow.
   /// - Returns: a `Void` promise.
+  @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> Void
@@ -198,7 +205,7 @@ extension CatchPolicy {
   }
 }
 
-/// What `catch` returns: the end of a chain, whose ``finally(on:flags:_:)`` runs once the chain
+/// What `catch` returns: the end of a chain, whose ``finally(on:flags:_:)-(_,_,()->Void)`` runs once the chain
 /// ended either way (after the `catch` handler, if it ran).
 public final class PMKFinalizer: Sendable {
   let guarantee = Guarantee<Void>(pending: ())
@@ -212,6 +219,7 @@ public final class PMKFinalizer: Sendable {
   ///     thread that ended the chain.
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the final step.
+  @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void

@@ -13,6 +13,7 @@ extension Guarantee {
   ///   - body: consumes the value.
   /// - Returns: a guarantee resolved when `body` has run.
   @discardableResult
+  @_disfavoredOverload
   public func done(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Void
@@ -28,6 +29,7 @@ extension Guarantee {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: looks at the value.
   /// - Returns: a guarantee of the same value.
+  @_disfavoredOverload
   public func get(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Void
@@ -45,6 +47,7 @@ extension Guarantee {
   ///   - flags: the dispatch flags for `transform`.
   ///   - transform: the transformation.
   /// - Returns: a guarantee of the transformed value.
+  @_disfavoredOverload
   public func map<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) -> U
@@ -62,6 +65,7 @@ extension Guarantee {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: returns the next step.
   /// - Returns: a guarantee resolved like the one `body` returned.
+  @_disfavoredOverload
   public func then<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Guarantee<U>

@@ -29,6 +29,7 @@ extension Thenable {
   ///     with ``PMKError/returnedSelf``; throwing rejects it with the error.
   /// - Returns: a promise resolved like the thenable `body` returned.
   @inlinable
+  @_disfavoredOverload
   public func then<U: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> U
@@ -60,6 +61,7 @@ extension Thenable {
   ///   - transform: the transformation.
   /// - Returns: a promise of the transformed value.
   @inlinable
+  @_disfavoredOverload
   public func map<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
@@ -76,6 +78,7 @@ extension Thenable {
   ///   - transform: the transformation.
   /// - Returns: a promise of the non-`nil` transformed value.
   @inlinable
+  @_disfavoredOverload
   public func compactMap<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U?
@@ -93,6 +96,7 @@ extension Thenable {
   ///   - body: consumes the value.
   /// - Returns: a `Void` promise resolved when `body` has run.
   @inlinable
+  @_disfavoredOverload
   public func done(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -109,6 +113,7 @@ extension Thenable {
   ///   - body: looks at the value; throwing rejects the returned promise.
   /// - Returns: a promise of the same value.
   @inlinable
+  @_disfavoredOverload
   public func get(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> Void
@@ -119,12 +124,14 @@ extension Thenable {
   /// Runs `body` with the result, fulfilled or rejected, and passes the result on unchanged.
   ///
   /// - Parameters:
-  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
+  ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread. (Without `on:`, the
+  ///     `tap` whose body takes on the caller's isolation runs, on ``conf`` `.Q.map`: see
+  ///     ``StageQueue``.)
   ///   - flags: the dispatch flags for `body`.
   ///   - body: looks at the result.
   /// - Returns: a promise resolved like this one, after `body` ran.
   public func tap(
-    on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
+    on: DispatchQueue?, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> Promise<T> {
     let flags = DispatchFlags(flags)
