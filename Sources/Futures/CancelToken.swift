@@ -22,7 +22,10 @@ public final class CancelToken: CancellableHandle, @unchecked Sendable {
   ///
   /// Everything the request causes at once (forced completions, `.immediate` producer handlers,
   /// the forwarding up the chain) happens on this thread before this returns; no lock is held
-  /// while producer code runs.
+  /// while producer code runs. Called while another request is being carried out on this thread
+  /// (inside a request handler), it queues its request, carried out once the current step
+  /// returns, before the outermost request returns: handlers that request each other run one
+  /// after the other, in constant stack.
   ///
   /// - Parameter options: how the request travels; none by default.
   public func cancel(_ options: CancellationOptions = []) {

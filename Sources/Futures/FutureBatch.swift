@@ -6,14 +6,20 @@
 ///
 /// A cancel request on either future, or ``cancel(_:)``, is forwarded to every input that is
 /// still pending, as the input's own token would send it (FutureKit's batch cancellation): the
-/// batch is the one consumer that asks for all of them.
-public final class FutureBatchOf<T: Sendable>: Sendable {
+/// batch is the one consumer that asks for all of them. An input given more than once counts
+/// once.
+public final class FutureBatchOf<T: Sendable>: @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: `cancelled` is read and written only inside
+  // `lock.withLock`; every other field is immutable.
   /// The inputs, in order.
   public let subFutures: [Future<T>]
   /// Every value once all inputs succeeded; the first failure or cancellation otherwise.
   public let future: Future<[T]>
   /// Every input's result once all inputs completed.
   public let resultsFuture: Future<[FutureResult<T>]>
+  private let lock = CoreLock()
+  /// Whether ``cancel(_:)`` requested: set once, under the lock, as a token's once-flag.
+  @exclusivity(unchecked) private var cancelled = false
 
   /// A batch of `futures`. An empty batch completes at once with empty arrays.
   public init(_ futures: [Future<T>]) {
@@ -25,11 +31,12 @@ public final class FutureBatchOf<T: Sendable>: Sendable {
     }
     let future = Future<[T]>(pending: ())
     let resultsFuture = Future<[FutureResult<T>]>(pending: ())
+    let inputs = distinctFutures(futures)
     let join = FutureJoin(
-      count: futures.count,
+      count: inputs.count,
       onFirst: { failed in
         if let failed {
-          future.settle(futures[failed].nonSuccessResult, detachUpstream: false)
+          future.settle(inputs[failed].nonSuccessResult, detachUpstream: false)
         } else {
           future.settle(.success(futures.map { $0.value! }), detachUpstream: false)
         }
@@ -38,7 +45,7 @@ public final class FutureBatchOf<T: Sendable>: Sendable {
         resultsFuture.settle(.success(futures.map { $0.result! }), detachUpstream: false)
       })
     // One callback per input serves both futures; both forward requests directly.
-    future.connect(join, to: futures, direct: true)
+    future.connect(join, to: inputs, direct: true)
     resultsFuture.share(upstreamOf: future)
     self.future = future
     self.resultsFuture = resultsFuture
@@ -50,8 +57,15 @@ public final class FutureBatchOf<T: Sendable>: Sendable {
   }
 
   /// Requests cancellation of every input that is still pending, as each input's own token
-  /// would.
+  /// would. Like a token, a batch requests at most once: only its first `cancel` does anything
+  /// (so a request handler of an input may cancel the batch without sending its inputs a second
+  /// round of requests).
   public func cancel(_ options: CancellationOptions = []) {
+    let first = lock.withLock {
+      defer { cancelled = true }
+      return !cancelled
+    }
+    guard first else { return }
     for input in subFutures { input.requestCancel(options) }
   }
 }
@@ -75,7 +89,8 @@ public final class FutureBatch: Sendable {
   /// Every input's result once all inputs completed.
   public var resultsFuture: Future<[FutureResult<any Sendable>]> { batch.resultsFuture }
 
-  /// Requests cancellation of every input that is still pending.
+  /// Requests cancellation of every input that is still pending, at most once (see
+  /// ``FutureBatchOf/cancel(_:)``).
   public func cancel(_ options: CancellationOptions = []) {
     batch.cancel(options)
   }

@@ -155,14 +155,19 @@ extension _FutureCore {
   }
 
   /// Registers a producer's request handler; a request that arrived earlier is delivered to it
-  /// now. On a completed future the handler is released without running.
+  /// now (or, inside a request on this thread, when the current step returns: see
+  /// `requestCancel(_:)`). On a completed future the handler is released without running.
   final func addRequestHandler(_ handler: RequestHandler) {
     let action = lock.withLock { requests.addHandler(handler, isSettled: machine.isSettled) }
-    if case .run(let options) = action { runRequestHandler(handler, options) }
+    if case .run(let options) = action {
+      ReentrantRun.run((self, handler, options)) { future, handler, options in
+        future.runRequestHandler(handler, options)
+      }
+    }
   }
 
   /// Runs one handler on its executor and applies a `.complete` answer (first completion wins).
-  private func runRequestHandler(_ handler: RequestHandler, _ options: CancellationOptions) {
+  fileprivate func runRequestHandler(_ handler: RequestHandler, _ options: CancellationOptions) {
     if handler.executor.isImmediate {
       applyResponse(handler.body(options))
     } else {
@@ -175,9 +180,17 @@ extension _FutureCore {
   }
 
   /// Asks for cancellation as this future's own token does.
+  ///
+  /// A request made while another one is being carried out on this thread (by a request handler,
+  /// or by a block that the request completed) is queued and carried out when the current step
+  /// returns, still on this thread and before the outermost request returns: the core's
+  /// `ReentrantRun`. So handlers that request each other, or a chain of producers each requesting
+  /// the next, run one after the other in constant stack, however many there are.
   final func requestCancel(_ options: CancellationOptions) {
-    var more: [RequestHop] = []
-    let first = processRequest(options, more: &more)
-    driveRequest(first, waiting: more, processed: self)
+    ReentrantRun.run((self, options)) { future, options in
+      var more: [RequestHop] = []
+      let first = future.processRequest(options, more: &more)
+      driveRequest(first, waiting: more, processed: future)
+    }
   }
 }

@@ -254,7 +254,11 @@ public class _FutureCore: @unchecked Sendable {
       if source.waitsOn(self) {
         settle(.fail(CompletionCycleError()), detachUpstream: true)
       } else if let forward {
-        driveRequest(RequestHop(from: self, to: source, key: key, options: forward), processed: self)
+        // Queued behind the request running on this thread, if any (a request handler's
+        // `.completeUsing` answer): see `requestCancel(_:)`.
+        ReentrantRun.run(RequestHop(from: self, to: source, key: key, options: forward)) { hop in
+          driveRequest(hop, processed: hop.from)
+        }
       }
     }
     return true

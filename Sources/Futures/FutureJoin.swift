@@ -65,6 +65,7 @@ extension _FutureCore {
 /// succeeded, and otherwise ends like the first input that did not succeed.
 func joinFutures<R: Sendable>(_ inputs: [_FutureCore], values: @escaping @Sendable () -> R) -> Future<R> {
   let output = Future<R>(pending: ())
+  let inputs = distinctFutures(inputs)
   let join = FutureJoin(count: inputs.count) { failed in
     if let failed {
       // Stay on the other inputs until they complete: a request being forwarded to all of them
@@ -76,6 +77,24 @@ func joinFutures<R: Sendable>(_ inputs: [_FutureCore], values: @escaping @Sendab
   }
   output.connect(join, to: inputs, direct: false)
   return output
+}
+
+/// `futures` without repeats, in order of first appearance (`futures` itself when it has none).
+///
+/// A combinator waits on each distinct input once: it is one consumer of that input, so its
+/// requests pass the tree rule there (two callbacks of its own would count as two consumers, and
+/// the request would stop at the first). The outcome is the same, as a repeated input ends the
+/// same way at every position.
+func distinctFutures<F: _FutureCore>(_ futures: [F]) -> [F] {
+  guard futures.count > 1 else { return futures }
+  if futures.count <= 8 {
+    // Combinators have a few inputs: compare pairs, no allocation when nothing repeats.
+    let repeats = futures.indices.contains { index in futures[..<index].contains { $0 === futures[index] } }
+    guard repeats else { return futures }
+  }
+  var seen = Set<ObjectIdentifier>(minimumCapacity: futures.count)
+  let distinct = futures.filter { seen.insert(ObjectIdentifier($0)).inserted }
+  return distinct.count == futures.count ? futures : distinct
 }
 
 extension _FutureCore {

@@ -12,8 +12,10 @@
 ///
 /// The request rules it encodes (see the "Cancellation trees" article):
 /// - A request on a completed future changes nothing.
-/// - Every request is recorded (``requestedOptions``) and runs every handler, unless it is both
-///   forced and not forwarded (the future is cancelled alone then).
+/// - Every request is recorded (``requestedOptions``). The first one that is not both forced and
+///   not forwarded (the future is cancelled alone then) runs every handler; each handler runs at
+///   most once, so later requests, and a handler registered after one, run only the handlers
+///   that have not run yet.
 /// - A future that waits on others forwards the request to them, or, with `.doNotForwardRequest`,
 ///   leaves them and completes cancelled. A future that waits on nothing yet (a producer's own
 ///   future, a stage whose block is running) keeps the request and forwards it once it is handed
@@ -103,7 +105,7 @@ struct FutureRequestStateMachine {
     requestedOptions = (requestedOptions ?? []).union(options)
     var action = RequestAction()
     let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
-    if tellProducer, let extras { action.handlers = extras.handlers }
+    if tellProducer, let extras { action.handlers = extras.takeHandlersToRun() }
     action.complete = options.contains(.forceThisFutureToBeCancelledImmediately)
     switch upstream {
     case .none:
@@ -193,9 +195,11 @@ struct FutureRequestStateMachine {
   /// Registers a producer's request handler.
   mutating func addHandler(_ handler: RequestHandler, isSettled: Bool) -> AddHandlerAction {
     guard !isSettled else { return .release }
-    madeExtras().handlers.append(handler)
-    if let requestedOptions { return .run(requestedOptions) }
-    return .added
+    let extras = madeExtras()
+    extras.handlers.append(handler)
+    guard let requestedOptions else { return .added }
+    extras.handlersRun = extras.handlers.count
+    return .run(requestedOptions)
   }
 
   // MARK: Links and hand-overs
@@ -370,8 +374,12 @@ struct PackedOptions: Equatable, Sendable {
 final class FutureExtras {
   /// A derived stage's executor, when `StageExecutor` has no case for it.
   let executor: Executor
-  /// The producer's request handlers, in registration order.
+  /// The producer's request handlers, in registration order. They stay until the future
+  /// completes (so that a future whose producer went away still counts as answerable: see
+  /// `onlyProducerCanComplete`), but each runs once.
   @exclusivity(unchecked) var handlers: ContiguousArray<RequestHandler> = []
+  /// How many of `handlers`, from the first, have run (or been handed out to run).
+  @exclusivity(unchecked) var handlersRun = 0
   /// Requests that found no running stage to forward to yet (a block is running, or a producer
   /// has not handed the future over): forwarded when the future binds to another one.
   @exclusivity(unchecked) var unforwarded: CancellationOptions?
@@ -383,6 +391,14 @@ final class FutureExtras {
 
   init(executor: Executor) {
     self.executor = executor
+  }
+
+  /// The handlers that have not run yet, marked as run.
+  func takeHandlersToRun() -> ContiguousArray<RequestHandler> {
+    let start = handlersRun
+    handlersRun = handlers.count
+    if start == 0 { return handlers }  // shared, not copied: the common case
+    return ContiguousArray(handlers[start...])
   }
 }
 

@@ -92,9 +92,11 @@ public final class Promise<T: Sendable>: Sendable {
 
   /// Registers a handler for cancel requests on the future.
   ///
-  /// - Every request reaching the future runs every handler once, in registration order, each
-  ///   on its executor. A request made before any handler was registered is kept and delivered
-  ///   to each handler when it registers.
+  /// - The first request reaching the future runs every handler, in registration order, each on
+  ///   its executor; each handler runs at most once, so later requests run none again. A request
+  ///   made before a handler was registered is kept and delivered to it when it registers.
+  /// - The handler may request other futures (or its own): such a request is carried out when
+  ///   the handler returns, on the same thread, before the outermost request returns.
   /// - Answer ``CancelRequestResponse/continue`` to keep going (then complete later, for example
   ///   with ``completeWithCancel()``), or ``CancelRequestResponse/complete(_:)`` to complete now;
   ///   the first completion wins and is applied even if this promise was released.

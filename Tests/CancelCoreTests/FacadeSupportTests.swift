@@ -67,3 +67,63 @@ struct IdleDrainDeliveryTests {
     #expect(log.values.suffix(2) == ["again begins", "again ends"])
   }
 }
+
+@Suite("ReentrantRun.run")
+struct ReentrantRunTests {
+  /// Logs its name, runs `nested` through `ReentrantRun`, logs its end.
+  struct Work: Sendable {
+    let name: String
+    let log: Recorder<String>
+    let nested: [Work]
+
+    func perform() {
+      log.record("\(name) begins")
+      for work in nested { ReentrantRun.run(work) { $0.perform() } }
+      log.record("\(name) ends")
+    }
+  }
+
+  @Test func workRunsAtOnceAndNestedWorkRunsInOrderBeforeTheOutermostReturns() {
+    let log = Recorder<String>()
+    let inner = Work(name: "inner", log: log, nested: [])
+    let a = Work(name: "a", log: log, nested: [inner])
+    let outer = Work(name: "outer", log: log, nested: [a, Work(name: "b", log: log, nested: [])])
+    ReentrantRun.run(outer) { $0.perform() }
+    #expect(
+      log.values == [
+        "outer begins", "outer ends", "a begins", "a ends", "b begins", "b ends", "inner begins", "inner ends",
+      ])
+    // Idle again: the next run performs at once.
+    ReentrantRun.run(Work(name: "again", log: log, nested: [])) { $0.perform() }
+    #expect(log.values.suffix(2) == ["again begins", "again ends"])
+  }
+
+  #if os(macOS) || os(Linux) || os(Windows)
+    /// In a child process: a regression would overflow the stack.
+    @Test func aMillionWorkItemsEachStartingTheNextRunInConstantStack() async {
+      await #expect(processExitsWith: .success) {
+        let done = await onSmallStack(256 << 10) { ReentrantRunTests.chain(1_000_000) }
+        precondition(done == 1_000_000, "not every step ran")
+      }
+    }
+  #endif
+
+  /// Runs `count` work items, each started by the one before from inside its run; returns how
+  /// many ran.
+  static func chain(_ count: Int) -> Int {
+    let steps = StepCounter()
+    ReentrantRun.run((steps, count - 1)) { steps, remaining in steps.step(remaining) }
+    return steps.done
+  }
+
+  /// Counts the steps of `chain(_:)`, all on one thread.
+  final class StepCounter {
+    var done = 0
+
+    func step(_ remaining: Int) {
+      done += 1
+      guard remaining > 0 else { return }
+      ReentrantRun.run((self, remaining - 1)) { steps, remaining in steps.step(remaining) }
+    }
+  }
+}

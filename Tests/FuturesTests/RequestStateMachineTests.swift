@@ -65,14 +65,21 @@ struct RequestStateMachineTests {
     #expect(machine.waitsOnly(on: source, key: key))
   }
 
-  @Test func aRequestRunsEveryHandlerUnlessForcedAndNotForwarded() {
+  @Test func theFirstRequestRunsEveryHandlerOnceUnlessForcedAndNotForwarded() {
     var machine = Machine()
     _ = machine.addHandler(Self.handler(), isSettled: false)
     _ = machine.addHandler(Self.handler(), isSettled: false)
-    let counts = [[], [Self.force], [Self.local], [Self.force, Self.local]].map { options in
+    let counts = [[Self.force, Self.local], [], [Self.force], [Self.local]].map { options in
       machine.request(options, isSettled: false)?.handlers.count
     }
-    #expect(counts == [2, 2, 2, 0])
+    #expect(counts == [0, 2, 0, 0])
+    // A handler registered now runs at once (with every request so far), and no later request
+    // runs it again.
+    guard case .run = machine.addHandler(Self.handler(), isSettled: false) else {
+      Issue.record("a handler registered after a request runs at once")
+      return
+    }
+    #expect(machine.request([], isSettled: false)?.handlers.count == 0)
     #expect(machine.requestedOptions == [Self.force, Self.local])
   }
 

@@ -4,7 +4,10 @@ import Futures
 /// derived from it and from each other — under cancel requests, written from the rules of the
 /// design (`docs/futures.md`, the Futures catalog's "Cancellation trees"):
 /// - a request on the producer's future reaches its request handlers (registration order); one
-///   made before any handler registered is kept and delivered when one does;
+///   made before any handler registered is kept and delivered when one does; each handler runs
+///   at most once;
+/// - a handler may request a future of the program itself: that request is queued and carried
+///   out once the request being carried out (with everything it forwards) is done, oldest first;
 /// - a derived future forwards a request to its parent only when no other derived future of that
 ///   parent is still pending; otherwise it detaches and completes `.cancelled` at once;
 /// - `.doNotForwardRequest`: a derived future detaches and completes `.cancelled`, nothing
@@ -33,12 +36,22 @@ struct TreeModel {
     case cancel
   }
 
+  /// A producer's handler: it requests future `requests` (if any) with no options, then answers.
+  struct Handler: Equatable {
+    var answer: Answer
+    var requests: Int?
+  }
+
   private(set) var nodes = [Node(parent: nil, waiting: false)]
-  private(set) var handlers: [Answer] = []
+  private(set) var handlers: [Handler] = []
   /// How many times each handler ran.
   private(set) var handlerRuns: [Int] = []
   /// Whether a request reached the producer (a handler registered later runs at once).
   private var requested = false
+  /// Requests made by handlers, waiting for the one being carried out to end.
+  private var queued: [Int] = []
+  /// Whether a request (or a handler run at registration) is being carried out.
+  private var running = false
 
   /// `map(.immediate) { $0 + 1 }` on future `parent`.
   mutating func derive(from parent: Int) {
@@ -51,12 +64,12 @@ struct TreeModel {
     nodes.append(Node(parent: parent, state: state, waiting: state == .pending))
   }
 
-  /// `onRequestCancel(.immediate)` answering `answer`.
-  mutating func addHandler(_ answer: Answer) {
+  /// `onRequestCancel(.immediate)` answering `answer`, after requesting future `requests`.
+  mutating func addHandler(_ answer: Answer, requests: Int? = nil) {
     guard nodes[0].state == .pending else { return }
-    handlers.append(answer)
+    handlers.append(Handler(answer: answer, requests: requests))
     handlerRuns.append(0)
-    if requested { runHandler(handlers.count - 1) }
+    if requested { carryOut { $0.runHandler($0.handlers.count - 1) } }
   }
 
   /// The producer completes its future.
@@ -66,12 +79,27 @@ struct TreeModel {
 
   /// `getCancelToken().cancel(options)` on future `index`.
   mutating func request(_ index: Int, _ options: CancellationOptions) {
+    carryOut { $0.process(index, options) }
+  }
+
+  /// Does `work` now, then the requests the handlers it ran made, oldest first; inside other
+  /// work, queues it (the real queue holds only requests: handlers run at registration only
+  /// outside a request here).
+  private mutating func carryOut(_ work: (inout TreeModel) -> Void) {
+    precondition(!running)
+    running = true
+    work(&self)
+    while !queued.isEmpty { process(queued.removeFirst(), []) }
+    running = false
+  }
+
+  private mutating func process(_ index: Int, _ options: CancellationOptions) {
     guard nodes[index].state == .pending else { return }
     guard let parent = nodes[index].parent else {
       let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
       if options.contains(.forceThisFutureToBeCancelledImmediately) { settle(index, .cancelled) }
       requested = true
-      if tellProducer { for handler in handlers.indices { runHandler(handler) } }
+      if tellProducer { for handler in handlers.indices where handlerRuns[handler] == 0 { runHandler(handler) } }
       return
     }
     if options.contains(.doNotForwardRequest) {
@@ -87,7 +115,7 @@ struct TreeModel {
       detach(index)
       return
     }
-    request(parent, options.subtracting(.forceThisFutureToBeCancelledImmediately))
+    process(parent, options.subtracting(.forceThisFutureToBeCancelledImmediately))
   }
 
   private mutating func detach(_ index: Int) {
@@ -97,7 +125,8 @@ struct TreeModel {
 
   private mutating func runHandler(_ index: Int) {
     handlerRuns[index] += 1
-    if handlers[index] == .cancel { settle(0, .cancelled) }
+    if let target = handlers[index].requests { queued.append(target) }
+    if handlers[index].answer == .cancel { settle(0, .cancelled) }
   }
 
   private mutating func settle(_ index: Int, _ state: State) {
