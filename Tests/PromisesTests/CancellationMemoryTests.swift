@@ -45,6 +45,43 @@ struct CancellationMemoryTests {
     #expect(seen.value == 42)
   }
 
+  @Test func aCancelledWrapperOfALongLivedPendingGuaranteeLeavesIt() {
+    let (guarantee, resolve) = Guarantee<Int>.pending()
+    weak var firstWrapper: Promise<Int>?
+    for index in 0..<1_000 {
+      let wrapper = guarantee.cancellize()
+      if index == 0 { firstWrapper = wrapper.promise }
+      wrapper.cancel()
+      #expect(wrapper.isRejected)
+    }
+    #expect(guarantee.lock.withLock { guarantee.machine.waitingCount } == 0, "no cancelled wrapper still waits on it")
+    #expect(firstWrapper == nil, "and none is kept")
+    let kept = guarantee.cancellize()
+    let seen = kept.map(on: nil) { $0 * 2 }
+    resolve(21)
+    #expect(seen.value == 42, "a wrapper that was not cancelled still follows it")
+  }
+
+  @Test func aCancelledWrapperInAGivenContextLeavesTheLongLivedPendingPromiseItFollows() {
+    let (promise, resolver) = Promise<Int>.pending()
+    weak var firstWrapper: Promise<Int>?
+    for index in 0..<1_000 {
+      let context = CancelContext()
+      let wrapper = CancellablePromise(promise, cancelContext: context)
+      if index == 0 { firstWrapper = wrapper.promise }
+      context.cancel()
+      #expect(wrapper.isRejected)
+    }
+    #expect(promise.lock.withLock { promise.machine.waitingCount } == 0, "no cancelled wrapper still waits on it")
+    #expect(firstWrapper == nil, "and none is kept")
+    let shared = CancelContext()
+    let kept = CancellablePromise(promise, cancelContext: shared)
+    let seen = kept.map(on: nil) { $0 * 2 }
+    resolver.fulfill(21)
+    #expect(seen.value == 42, "a wrapper that was not cancelled still follows it")
+    #expect(shared.source.memberCount == 0, "and leaves the shared context once settled")
+  }
+
   @Test func aWrapperDroppedWithoutACancelStillDeliversToItsStages() {
     let (promise, resolver) = Promise<Int>.pending()
     let delivered = Counter()
