@@ -217,3 +217,18 @@ struct LostCancelTests {
     #expect(recovered.cancelAttempted)
   }
 }
+
+extension LostCancelTests {
+  @Test func aRejectingRaceInputCancelsAnotherInputAfterAnEnsureThroughItsCleanup() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let cleaned = Counter()
+    let seenAfter = Recorder<Int>()
+    let input = root.ensure(on: nil) { cleaned.increment() }.map(on: nil) { $0 }
+    input.promise.pipe { _ in seenAfter.record(cleaned.value) }
+    let raced = race([CancellablePromise<Int>(error: TestError(id: 5)), input])
+    #expect(raced.error as? TestError == TestError(id: 5))
+    #expect(isPMKCancelled(root.error), "the member before the clean-up is cancelled too")
+    #expect(isPMKCancelled(input.error))
+    #expect(seenAfter.values == [1], "the stage after the clean-up saw the rejection after the clean-up ran")
+  }
+}

@@ -153,6 +153,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// What the chain's stages use of it: the same source, without keeping this context alive.
   @inlinable var chain: ChainState { ChainState(source: source) }
 
+  /// What ``cancel(error:)`` cancels, without keeping this context alive: after an `ensure`, the
+  /// entry (the members before the clean-up at once, the stages after it once it finished), else
+  /// the source. For code that cancels the chain from outside it (a combinator cancelling its
+  /// inputs).
+  var entryChain: ChainState { ChainState(source: entry ?? source) }
+
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
   public func cancel() {
     cancel(error: Self.defaultError)
