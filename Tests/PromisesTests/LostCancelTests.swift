@@ -231,4 +231,16 @@ extension LostCancelTests {
     #expect(isPMKCancelled(input.error))
     #expect(seenAfter.values == [1], "the stage after the clean-up saw the rejection after the clean-up ran")
   }
+
+  @Test func aRecoverOfAllErrorsAddedToAChainAlreadyCancelledStartsItsBranchAnew() {
+    let root = CancellablePromise<Void>()
+    root.cancel()
+    let recovered = root.recover(on: nil, policy: .allErrors) { (_: Error) in }
+    let done = recovered.done(on: nil) {}
+    #expect(done.isFulfilled, "as PromiseKit 7's recover, which un-cancels the chain there")
+    #expect(!recovered.cancelAttempted)
+    #expect(root.cancelAttempted, "the chain before it stays cancelled")
+    let defaultPolicy = root.recover(on: nil) { (_: Error) in }
+    #expect(isPMKCancelled(defaultPolicy.error), "a recover that does not handle cancellations is cancelled with it")
+  }
 }

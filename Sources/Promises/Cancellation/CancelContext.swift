@@ -66,7 +66,10 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// Makes a cancel of `upstream` cancel this branch (made with ``init(branchOf:)`` for a recover
   /// on `input`, a member of `upstream`) too, unless the recover handles that cancel: linked once
   /// `input` settled, except when the cancel of `upstream` itself rejected it and `policy` covers
-  /// the cancel error (the recover's body then gets the error and the branch goes on).
+  /// the cancel error (the recover's body then gets the error and the branch goes on). A recover
+  /// with policy `.allErrors` added to a chain already cancelled is never linked: it starts its
+  /// branch anew, as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the chain
+  /// before it, which stays cancelled here).
   ///
   /// Registered on `input` before the recover's own callback, so a cancel the recover passes on
   /// has cancelled the branch before anything of the branch sees the rejection. The callback holds
@@ -74,6 +77,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// soon as this branch ends (its context closes its source when it goes away).
   func follow<T>(_ upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
     let (branch, upstream) = (source, upstream.source)
+    if policy == .allErrors, upstream.isCancelled { return }
     input.pipe { result in
       if case .failure(let error) = result, upstream.isCancelled(by: ErrorIdentity(error)), policy.handles(error) {
         return

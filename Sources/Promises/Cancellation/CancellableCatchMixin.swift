@@ -34,7 +34,8 @@ extension CancellableCatchMixin {
   /// it. A cancel of the chain before it cancels the branch too, unless the recover handles that
   /// very cancel: when this member was still pending (so the cancel rejected it) and `policy`
   /// covers the cancel error, `body` gets the error and the branch goes on with what it returns
-  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7). Once the branch itself was
+  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7); a recover with policy
+  /// `.allErrors` added to a chain already cancelled starts its branch anew. Once the branch itself was
   /// cancelled, `body` never starts (the branch is already rejected with the cancel error).
   ///
   /// - Parameters:

@@ -3,7 +3,8 @@
 /// - every member made by chaining shares its context; `recover` starts a branch, a new context
 ///   whose cancel also cancels the chain before it; a cancel of the chain before it cancels the
 ///   branch too once the recover's input settled, unless that very cancel rejected the input (the
-///   recover, whose policy covers cancellation, then handles it and its branch goes on);
+///   recover, whose policy covers cancellation, then handles it and its branch goes on); a recover
+///   added to a chain already cancelled starts its branch anew (never reached by that chain);
 /// - a cancel rejects every pending member of the cancelled contexts, and a member that joins a
 ///   cancelled context is rejected at once;
 /// - no `map`, `then` or `recover` body starts in a cancelled context; `ensure` bodies always run,
@@ -57,6 +58,9 @@ struct ChainModel {
   /// that cancel).
   private(set) var contexts: [(cancelled: Bool, upstream: Int?, linked: Bool)] = [(false, nil, false)]
   private var gates: [Int: Int] = [:]
+  /// The branches of recovers added to a chain already cancelled: a cancel of that chain never
+  /// reaches them.
+  private var unlinkable: Set<Int> = []
   /// The cancellable gates' states, and the contexts each is linked to.
   private(set) var cancellableGates: [State] = [.pending, .pending, .pending]
   private var gateLinks: [Int: Set<Int>] = [:]
@@ -69,8 +73,10 @@ struct ChainModel {
     let last = members.count - 1
     var context = members[last].context
     if kind == .recover {
-      contexts.append((false, context, false))
+      let upstream = context
+      contexts.append((false, upstream, false))
       context = contexts.count - 1
+      if contexts[upstream].cancelled { unlinkable.insert(context) }
     }
     members.append(Member(kind: kind, context: context))
     let index = members.count - 1
@@ -141,7 +147,7 @@ struct ChainModel {
   private mutating func deliver(to index: Int) {
     let upstream = members[index - 1].state
     let member = members[index]
-    if member.kind == .recover, let before = contexts[member.context].upstream,
+    if member.kind == .recover, !unlinkable.contains(member.context), let before = contexts[member.context].upstream,
       !(upstream == .cancelled && contexts[before].cancelled)
     {
       contexts[member.context].linked = true
