@@ -243,4 +243,29 @@ extension LostCancelTests {
     let defaultPolicy = root.recover(on: nil) { (_: Error) in }
     #expect(isPMKCancelled(defaultPolicy.error), "a recover that does not handle cancellations is cancelled with it")
   }
+
+  @Test func aTapAfterARaceSeesTheCancelRejectionOfAnInputItsChainWasNotCancelled() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let raced = race([root.map(on: nil) { $0 }])
+    let seen = Recorder<Bool>()
+    let tapped = raced.tap(on: nil) { result in
+      if case .rejected(let error) = result { seen.record(error.isCancelled) }
+    }
+    root.cancel()
+    #expect(seen.values == [true], "the race's own chain was not cancelled: its tap sees the rejection")
+    #expect(isPMKCancelled(tapped.error))
+    #expect(!tapped.cancelAttempted)
+  }
+
+  @Test func aTapAfterARecoverThatRethrowsTheCancelSeesIt() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let recovered = root.recover(on: nil, policy: .allErrors) { error -> Promise<Int> in throw error }
+    let seen = Recorder<Bool>()
+    let tapped = recovered.tap(on: nil) { result in
+      if case .rejected(let error) = result { seen.record(error.isCancelled) }
+    }
+    root.cancel()
+    #expect(seen.values == [true], "the recover handled the cancel: its branch goes on with the rethrown error")
+    #expect(isPMKCancelled(tapped.error))
+  }
 }
