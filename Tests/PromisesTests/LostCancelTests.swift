@@ -268,4 +268,16 @@ extension LostCancelTests {
     #expect(seen.values == [true], "the recover handled the cancel: its branch goes on with the rethrown error")
     #expect(isPMKCancelled(tapped.error))
   }
+
+  @Test func aChainLinkedWithAppendCancelContextReachesTheMembersBeforeACleanup() {
+    let (root, _) = CancellablePromise<Int>.pending()
+    let cleaned = Counter()
+    let afterCleanup = root.ensure(on: nil) { cleaned.increment() }
+    let (other, _) = CancellablePromise<Int>.pending()
+    other.appendCancelContext(from: afterCleanup)
+    other.cancel()
+    #expect(isPMKCancelled(root.error), "the member before the clean-up is rejected during cancel()")
+    #expect(cleaned.value == 1)
+    #expect(isPMKCancelled(afterCleanup.error))
+  }
 }
