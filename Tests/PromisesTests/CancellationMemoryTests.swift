@@ -107,6 +107,35 @@ struct CancellationMemoryTests {
     #expect(context == nil && member == nil, "no reference cycle outlives a settled chain")
   }
 
+  @Test(arguments: [false, true])
+  func aRecoverBranchLinkedToTheChainBeforeItIsFreedWithIt(cancel: Bool) {
+    weak var upstream: CancelContext?
+    weak var branch: CancelContext?
+    do {
+      let (root, resolver) = CancellablePromise<Int>.pending()
+      let tail = root.recover(on: nil) { _ in Promise.value(0) }.map(on: nil) { $0 + 1 }
+      upstream = root.cancelContext
+      branch = tail.cancelContext
+      resolver.fulfill(1)
+      #expect(tail.value == 2)
+      if cancel { root.cancel() }  // linked by now: the cancel reaches the branch, which had finished
+    }
+    #expect(upstream == nil && branch == nil, "the link between a branch and the chain before it keeps neither")
+  }
+
+  @Test func aPendingRecoverBranchDroppedWhileTheChainBeforeItLivesIsFreed() {
+    let (root, resolver) = CancellablePromise<Int>.pending()
+    weak var branch: CancelContext?
+    do {
+      let (work, _) = Promise<Int>.pending()
+      let tail = root.recover(on: nil) { _ in Promise.value(0) }.then(on: nil) { _ in work }
+      branch = tail.cancelContext
+    }
+    resolver.fulfill(1)
+    #expect(branch == nil, "the chain before a branch does not keep the branch")
+    withExtendedLifetime(root) {}
+  }
+
   @Test func aCancelledChainIsFreed() {
     weak var context: CancelContext?
     do {
