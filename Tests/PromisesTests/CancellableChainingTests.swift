@@ -134,9 +134,13 @@ struct CancellableChainingTests {
     let (root, _) = CancellablePromise<Int>.pending()
     let recovered = root.cancellableRecover(on: nil) { _ in CancellablePromise(Promise.value(1)) }
     let voidRecovered = root.asVoid().recover(on: nil) { (_: Error) in }
+    let handling = root.recover(on: nil, policy: .allErrors) { _ in Promise.value(2) }
     recovered.cancel()
     #expect(isPMKCancelled(root.error) && isPMKCancelled(recovered.error))
-    #expect(!voidRecovered.cancelAttempted, "another branch is not cancelled")
+    #expect(isPMKCancelled(voidRecovered.error), "a branch whose recover does not handle the cancel is cancelled")
+    #expect(voidRecovered.cancelAttempted && voidRecovered.isCancelled)
+    #expect(handling.value == 2, "a branch whose recover handles the cancel goes on")
+    #expect(!handling.cancelAttempted)
   }
 
   @Test func cancellableRecoverLinksTheReturnedChain() {

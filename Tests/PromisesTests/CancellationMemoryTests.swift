@@ -45,6 +45,43 @@ struct CancellationMemoryTests {
     #expect(seen.value == 42)
   }
 
+  @Test func aCancelledWrapperOfALongLivedPendingGuaranteeLeavesIt() {
+    let (guarantee, resolve) = Guarantee<Int>.pending()
+    weak var firstWrapper: Promise<Int>?
+    for index in 0..<1_000 {
+      let wrapper = guarantee.cancellize()
+      if index == 0 { firstWrapper = wrapper.promise }
+      wrapper.cancel()
+      #expect(wrapper.isRejected)
+    }
+    #expect(guarantee.lock.withLock { guarantee.machine.waitingCount } == 0, "no cancelled wrapper still waits on it")
+    #expect(firstWrapper == nil, "and none is kept")
+    let kept = guarantee.cancellize()
+    let seen = kept.map(on: nil) { $0 * 2 }
+    resolve(21)
+    #expect(seen.value == 42, "a wrapper that was not cancelled still follows it")
+  }
+
+  @Test func aCancelledWrapperInAGivenContextLeavesTheLongLivedPendingPromiseItFollows() {
+    let (promise, resolver) = Promise<Int>.pending()
+    weak var firstWrapper: Promise<Int>?
+    for index in 0..<1_000 {
+      let context = CancelContext()
+      let wrapper = CancellablePromise(promise, cancelContext: context)
+      if index == 0 { firstWrapper = wrapper.promise }
+      context.cancel()
+      #expect(wrapper.isRejected)
+    }
+    #expect(promise.lock.withLock { promise.machine.waitingCount } == 0, "no cancelled wrapper still waits on it")
+    #expect(firstWrapper == nil, "and none is kept")
+    let shared = CancelContext()
+    let kept = CancellablePromise(promise, cancelContext: shared)
+    let seen = kept.map(on: nil) { $0 * 2 }
+    resolver.fulfill(21)
+    #expect(seen.value == 42, "a wrapper that was not cancelled still follows it")
+    #expect(shared.source.memberCount == 0, "and leaves the shared context once settled")
+  }
+
   @Test func aWrapperDroppedWithoutACancelStillDeliversToItsStages() {
     let (promise, resolver) = Promise<Int>.pending()
     let delivered = Counter()
@@ -68,6 +105,35 @@ struct CancellationMemoryTests {
       #expect(tail.value == 2)
     }
     #expect(context == nil && member == nil, "no reference cycle outlives a settled chain")
+  }
+
+  @Test(arguments: [false, true])
+  func aRecoverBranchLinkedToTheChainBeforeItIsFreedWithIt(cancel: Bool) {
+    weak var upstream: CancelContext?
+    weak var branch: CancelContext?
+    do {
+      let (root, resolver) = CancellablePromise<Int>.pending()
+      let tail = root.recover(on: nil) { _ in Promise.value(0) }.map(on: nil) { $0 + 1 }
+      upstream = root.cancelContext
+      branch = tail.cancelContext
+      resolver.fulfill(1)
+      #expect(tail.value == 2)
+      if cancel { root.cancel() }  // linked by now: the cancel reaches the branch, which had finished
+    }
+    #expect(upstream == nil && branch == nil, "the link between a branch and the chain before it keeps neither")
+  }
+
+  @Test func aPendingRecoverBranchDroppedWhileTheChainBeforeItLivesIsFreed() {
+    let (root, resolver) = CancellablePromise<Int>.pending()
+    weak var branch: CancelContext?
+    do {
+      let (work, _) = Promise<Int>.pending()
+      let tail = root.recover(on: nil) { _ in Promise.value(0) }.then(on: nil) { _ in work }
+      branch = tail.cancelContext
+    }
+    resolver.fulfill(1)
+    #expect(branch == nil, "the chain before a branch does not keep the branch")
+    withExtendedLifetime(root) {}
   }
 
   @Test func aCancelledChainIsFreed() {

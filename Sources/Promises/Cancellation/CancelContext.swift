@@ -63,6 +63,29 @@ public final class CancelContext: CancellableWithReason, Sendable {
     chain.append(upstream, through: upstream.entry ?? upstream.source)
   }
 
+  /// Makes a cancel of `upstream` cancel this branch (made with ``init(branchOf:)`` for a recover
+  /// on `input`, a member of `upstream`) too, unless the recover handles that cancel: linked once
+  /// `input` settled, except when the cancel of `upstream` itself rejected it and `policy` covers
+  /// the cancel error (the recover's body then gets the error and the branch goes on). A recover
+  /// with policy `.allErrors` added to a chain already cancelled is never linked: it starts its
+  /// branch anew, as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the chain
+  /// before it, which stays cancelled here).
+  ///
+  /// Registered on `input` before the recover's own callback, so a cancel the recover passes on
+  /// has cancelled the branch before anything of the branch sees the rejection. The callback holds
+  /// the two sources, not the contexts (see `ChainState`); the link leaves `upstream`'s source as
+  /// soon as this branch ends (its context closes its source when it goes away).
+  func follow<T>(_ upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
+    let (branch, upstream) = (source, upstream.source)
+    if policy == .allErrors, upstream.isCancelled { return }
+    input.pipe { result in
+      if case .failure(let error) = result, upstream.isCancelled(by: ErrorIdentity(error)), policy.handles(error) {
+        return
+      }
+      _ = branch.link(to: upstream)
+    }
+  }
+
   /// The context of the stages after an `ensure`/`ensureThen` on a member of `upstream`: the
   /// chain goes on, but a cancel reaches these stages only once the cleanup finished
   /// (``settlingAfterCleanup(_:)``), so that no stage after the cleanup sees the rejection before it.
@@ -88,33 +111,31 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// cancels then reach the stages directly), then settles the member, rejected with the held
   /// cancel's error if there was one.
   ///
-  /// The cancel held is applied to the member itself too: this context may have gone away before
-  /// the cleanup finished (nothing kept it), closing its source and letting go of its members,
-  /// and a cancel made before that must still reach the stages after the cleanup.
-  ///
-  /// A cleanup that ends with `upstream`'s own cancel error was started by that cancel, which is on
-  /// its way to `hold` through their link: but a handler of `upstream` registered after the
-  /// `ensure` runs before that link (handlers run newest first) and may settle the work, so the
-  /// cleanup can finish first. The hold is then cancelled here with that very error, so that the
-  /// stages after the cleanup are rejected by the cancel (and ``isCancelled`` says so) rather than
-  /// by a failure passed on before it arrived.
+  /// A cancel of the chain before the cleanup counts even when it has not reached the hold, or
+  /// never will: a handler of `upstream` registered after the `ensure` runs before the hold's link
+  /// (handlers run newest first) and may settle the work, so the cleanup can finish before the
+  /// cancel arrives; and this context may have gone away before the cleanup finished (nothing
+  /// kept it: only the chain before the cleanup was held), closing its source and its hold, while
+  /// a cancel of that chain must still reach the stages after the cleanup. So `upstream`'s own
+  /// reason (or its hold's, after an earlier `ensure`) is read here too, and the held cancel is
+  /// applied to the member itself: the stages after it are then rejected by the cancel (and
+  /// ``isCancelled`` says so) rather than fulfilled or rejected by a result passed on before it.
   ///
   /// The closure holds this context's sources and `upstream`'s, not the contexts: the chain before
   /// the cleanup calls it, and that chain must not keep this context alive (see `ChainState`).
-  func settlingAfterCleanup<T>(_ promise: Promise<T>, of upstream: CancelStorage)
+  func settlingAfterCleanup<T>(_ promise: Promise<T>, of upstream: CancelContext)
     -> @Sendable (
       Swift.Result<T, Error>
     ) -> Void
   {
     let (source, hold) = (source, hold)
+    let (upstreamSource, upstreamHold) = (upstream.source, upstream.hold)
     return { result in
       let chain = ChainState(source: source)
       if let hold {
-        if case .failure(let error) = result, upstream.isCancelled(by: ErrorIdentity(error)) {
-          _ = hold.cancel(reason: error)
-        }
+        if let reason = upstreamSource.reason ?? upstreamHold?.reason { _ = hold.cancel(reason: reason) }
         _ = source.link(to: hold)
-        if let reason = hold.reason {
+        if let reason = hold.reason ?? upstreamSource.reason ?? upstreamHold?.reason {
           chain.reject(promise, cancelledWith: reason)
           return
         }
@@ -135,6 +156,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// What the chain's stages use of it: the same source, without keeping this context alive.
   @inlinable var chain: ChainState { ChainState(source: source) }
+
+  /// What ``cancel(error:)`` cancels, without keeping this context alive: after an `ensure`, the
+  /// entry (the members before the clean-up at once, the stages after it once it finished), else
+  /// the source. For code that cancels the chain from outside it (a combinator cancelling its
+  /// inputs).
+  var entryChain: ChainState { ChainState(source: entry ?? source) }
 
   /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
   public func cancel() {

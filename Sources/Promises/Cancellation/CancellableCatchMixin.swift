@@ -32,8 +32,11 @@ extension CancellableCatchMixin {
   /// Replaces a rejection (that `policy` covers) with the thenable `body` returns.
   ///
   /// The result starts a branch of the chain: cancelling the branch also cancels the chain before
-  /// it, but a cancel of the chain before it reaches the branch only as the error `body` handles
-  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7). Once the branch itself was
+  /// it. A cancel of the chain before it cancels the branch too, unless the recover handles that
+  /// very cancel: when this member was still pending (so the cancel rejected it) and `policy`
+  /// covers the cancel error, `body` gets the error and the branch goes on with what it returns
+  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7); a recover with policy
+  /// `.allErrors` added to a chain already cancelled starts its branch anew. Once the branch itself was
   /// cancelled, `body` never starts (the branch is already rejected with the cancel error).
   ///
   /// - Parameters:
@@ -48,6 +51,7 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    branch.follow(cancelContext, from: promise, unlessHandledBy: policy)
     let branchChain = branch.chain  // not the context: see `ChainState`
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> V in
       try branchChain.checkNotCancelled()
@@ -71,6 +75,7 @@ extension CancellableCatchMixin {
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
     let branch = CancelContext(branchOf: cancelContext)
+    branch.follow(cancelContext, from: promise, unlessHandledBy: policy)
     let result = CancellablePromise<T>(stageOf: branch)
     let resultPromise = result.promise  // compared by identity only; not the member: see `ChainState`
     let branchChain = branch.chain  // not the context: see `ChainState`
@@ -115,7 +120,7 @@ extension CancellableCatchMixin {
   static func afterCleanup(_ cleaned: Promise<T>, of context: CancelContext) -> CancellablePromise<T> {
     let after = CancelContext(after: context)
     let member = CancellablePromise<T>(stageOf: after)
-    cleaned.pipe(to: after.settlingAfterCleanup(member.promise, of: context.source))
+    cleaned.pipe(to: after.settlingAfterCleanup(member.promise, of: context))
     return member
   }
 
@@ -125,7 +130,9 @@ extension CancellableCatchMixin {
   /// The clean-up chain `body` returns is **not** linked to this chain: a cancel of this chain
   /// (which is often what started the clean-up) does not stop it; cancel it through its own
   /// members. The stages after the `ensureThen` see the result only once the clean-up chain
-  /// settled, cancelled or not, as for ``ensure(on:flags:_:)-(_,_,()->Void)``.
+  /// settled, cancelled or not, as for ``ensure(on:flags:_:)-(_,_,()->Void)``. A clean-up chain that
+  /// is rejected rejects them with its error (as in PromiseKit 7), unless a cancel of this chain was
+  /// made first: they are then rejected with the cancel error.
   ///
   /// - Parameters:
   ///   - on: the queue `body` runs on (``conf`` `.Q.return` by default); `nil` runs it on the
@@ -138,11 +145,20 @@ extension CancellableCatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> CancellablePromise<Void>
   ) -> CancellablePromise<T> {
-    let ensured = promise.ensureThen(on: on, flags: flags) { () -> Guarantee<Void> in
-      let cleanup = body()
-      let done = Guarantee<Void>(pending: ())
-      cleanup.promise.pipe { _ in done.settle(()) }
-      return done
+    let flags = DispatchFlags(flags)
+    let ensured = Promise<T>(pending: ())
+    promise.pipe { result in
+      on.dispatch(flags) {
+        // A rejected clean-up rejects the stages after it with its own error, as in PromiseKit 7
+        // (a cancel held back meanwhile still wins: see `CancelContext.settlingAfterCleanup`).
+        body().promise.pipe { cleanup in
+          if case .failure(let error) = cleanup {
+            ensured.settle(.failure(error))
+          } else {
+            ensured.settle(result)
+          }
+        }
+      }
     }
     return Self.afterCleanup(ensured, of: cancelContext)
   }
@@ -184,6 +200,7 @@ extension CancellableCatchMixin where T == Void {
     _ body: @escaping @Sendable (Error) throws -> Void
   ) -> CancellablePromise<Void> {
     let branch = CancelContext(branchOf: cancelContext)
+    branch.follow(cancelContext, from: promise, unlessHandledBy: policy)
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error in
       try branch.checkNotCancelled()
       try body(error)

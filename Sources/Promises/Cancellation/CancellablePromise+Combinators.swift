@@ -73,7 +73,9 @@ struct PendingInputs<T: Sendable>: Sendable {
   let inputs: [(promise: WeakPromise<T>, chain: ChainState)]
 
   init(_ members: [CancellablePromise<T>]) {
-    inputs = members.map { (WeakPromise($0.promise), $0.cancelContext.chain) }
+    // Through the entry after an `ensure`, as the input's own `cancel()` would: the members before
+    // the clean-up at once, the stages after it only once it finished.
+    inputs = members.map { (WeakPromise($0.promise), $0.cancelContext.entryChain) }
   }
 
   /// Cancels the chain of every input still pending: with the reason of `result`'s chain if that

@@ -85,10 +85,40 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
     self.init(stageOf: context)
     if let guarantee = bridge as? Guarantee<T> { Self.stopOnCancel(guarantee, in: context) }
     let settler = MemberSettler(self)
-    if cancelContext == nil, let promise = bridge as? Promise<T> {
-      Self.follow(promise, with: settler, in: context)
+    if let promise = bridge as? Promise<T> {
+      if cancelContext == nil {
+        Self.follow(promise, with: settler, in: context)
+      } else {
+        leave(promise, key: promise.pipeRemovably { settler.settle($0) }, remove: { $0.removeCallback($1) })
+      }
+    } else if let guarantee = bridge as? Guarantee<T> {
+      follow(guarantee, with: settler)
     } else {
       bridge.pipe { settler.settle($0) }
+    }
+  }
+
+  /// Settles this member through `settler` when `guarantee` resolves, and takes that callback back
+  /// out of `guarantee` if this member is cancelled first (see ``leave(_:key:remove:)``).
+  @usableFromInline
+  func follow(_ guarantee: Guarantee<T>, with settler: MemberSettler<T>) {
+    leave(guarantee, key: guarantee.observe(.run { settler.settle(.success($0)) }), remove: { $0.removeCallback($1) })
+  }
+
+  /// Takes the callback `key` names back out of `wrapped` (a pending promise or guarantee this
+  /// member follows) when this member is rejected, which, `wrapped` not having settled it, only a
+  /// cancel does: a long-lived pending promise or guarantee wrapped into a shared context, or a
+  /// guarantee wrapped on its own, and cancelled many times keeps none of its cancelled wrappers.
+  /// A callback of this member rather than a handler of the context: a shared context that is
+  /// never cancelled would keep one handler per wrapper. `wrapped` is held weakly, so that it and
+  /// this member do not keep each other alive while both are pending.
+  @usableFromInline
+  func leave<Wrapped: AnyObject & Sendable>(
+    _ wrapped: Wrapped, key: RegistrationKey?, remove: @escaping @Sendable (Wrapped, RegistrationKey) -> Void
+  ) {
+    guard let key else { return }
+    promise.pipe { [weak wrapped] result in
+      if case .failure = result, let wrapped { remove(wrapped, key) }
     }
   }
 

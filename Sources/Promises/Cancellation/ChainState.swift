@@ -82,14 +82,15 @@ struct ChainState: Sendable {
   }
 
   /// Links `other` so that cancelling this chain cancels it too (with the same error), through
-  /// `child` (`other`'s source by default; the entry of a context after an `ensure`).
+  /// `child` (by default `other`'s entry after an `ensure`, which reaches the chain before the
+  /// clean-up at once and the stages after it once the clean-up finished, else `other`'s source).
   ///
   /// The link keeps `other` alive while this chain can still be cancelled (until this chain's
   /// source ends) or until `child` ends, whichever comes first: a cancel of this chain must reach
   /// `other`'s tasks and members even when nobody else holds `other`.
   @usableFromInline
   func append(_ other: CancelContext, through child: CancelStorage? = nil) {
-    let child = child ?? other.source
+    let child = child ?? other.entry ?? other.source
     guard child !== source else { return }
     // Registered before the link: handlers run newest first, so a cancel passes the link on while
     // this still holds `other` (released first, `other` could go away and close its source before

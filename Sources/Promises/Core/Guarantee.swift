@@ -127,11 +127,23 @@ public final class Guarantee<T: Sendable>: Thenable, SettleHost, DeferredDeliver
     }
   }
 
-  func observe(_ callback: PromiseCallback<T>) {
+  /// Adds `callback` (run at once if already resolved); returns the key that takes it back out
+  /// while it waits (see ``removeCallback(_:)``), or `nil` if it ran at once.
+  @discardableResult
+  func observe(_ callback: PromiseCallback<T>) -> RegistrationKey? {
     switch lock.withLock({ machine.observe(callback) }) {
-    case .queued: return
-    case .runNow(let callback, let value): _ = Self.run(callback, with: value, on: nil)
+    case .queued(let key): return key
+    case .runNow(let callback, let value):
+      _ = Self.run(callback, with: value, on: nil)
+      return nil
     }
+  }
+
+  /// Takes out a callback that still waits (by the key ``observe(_:)`` returned); it is released
+  /// after unlocking and never runs. Does nothing once it ran (or is running).
+  func removeCallback(_ key: RegistrationKey) {
+    let removed = lock.withLock { machine.remove(key) }
+    _ = removed
   }
 
   /// Part of the core's `SettleHost`.

@@ -1,7 +1,10 @@
 /// A reference model of one cancellable promise chain whose handlers run synchronously (`on: nil`),
 /// written from the rules in `docs/semantics.md` and `docs/promises-decisions.md`:
 /// - every member made by chaining shares its context; `recover` starts a branch, a new context
-///   whose cancel also cancels the chain before it (not the other way round);
+///   whose cancel also cancels the chain before it; a cancel of the chain before it cancels the
+///   branch too once the recover's input settled, unless that very cancel rejected the input (the
+///   recover, whose policy covers cancellation, then handles it and its branch goes on); a recover
+///   added to a chain already cancelled starts its branch anew (never reached by that chain);
 /// - a cancel rejects every pending member of the cancelled contexts, and a member that joins a
 ///   cancelled context is rejected at once;
 /// - no `map`, `then` or `recover` body starts in a cancelled context; `ensure` bodies always run,
@@ -50,9 +53,14 @@ struct ChainModel {
   static func gateValue(_ gate: Int) -> Int { 10 * (gate + 1) }
 
   private(set) var members = [Member(kind: .root, context: 0)]
-  /// Whether each context was cancelled, and the context before it (a branch's upstream).
-  private(set) var contexts: [(cancelled: Bool, upstream: Int?)] = [(false, nil)]
+  /// Whether each context was cancelled, the context before it (a branch's upstream), and whether
+  /// a cancel of that upstream reaches the branch (once the recover's input settled other than by
+  /// that cancel).
+  private(set) var contexts: [(cancelled: Bool, upstream: Int?, linked: Bool)] = [(false, nil, false)]
   private var gates: [Int: Int] = [:]
+  /// The branches of recovers added to a chain already cancelled: a cancel of that chain never
+  /// reaches them.
+  private var unlinkable: Set<Int> = []
   /// The cancellable gates' states, and the contexts each is linked to.
   private(set) var cancellableGates: [State] = [.pending, .pending, .pending]
   private var gateLinks: [Int: Set<Int>] = [:]
@@ -65,8 +73,10 @@ struct ChainModel {
     let last = members.count - 1
     var context = members[last].context
     if kind == .recover {
-      contexts.append((false, context))
+      let upstream = context
+      contexts.append((false, upstream, false))
       context = contexts.count - 1
+      if contexts[upstream].cancelled { unlinkable.insert(context) }
     }
     members.append(Member(kind: kind, context: context))
     let index = members.count - 1
@@ -79,14 +89,23 @@ struct ChainModel {
     settle(0, state)
   }
 
-  /// `cancel()` on member `index`: its context and every context before it.
+  /// `cancel()` on member `index`: its context, every context before it, and every branch linked
+  /// to a cancelled context.
   mutating func cancel(member index: Int) {
-    var context: Int? = members[index].context
+    cancel(context: members[index].context)
+  }
+
+  private mutating func cancel(context start: Int) {
+    var toVisit = [start]
     var cancelled: [Int] = []
-    while let current = context, !contexts[current].cancelled {
+    while let current = toVisit.popLast() {
+      guard !contexts[current].cancelled else { continue }
       contexts[current].cancelled = true
       cancelled.append(current)
-      context = contexts[current].upstream
+      if let upstream = contexts[current].upstream { toVisit.append(upstream) }
+      for branch in contexts.indices where contexts[branch].upstream == current && contexts[branch].linked {
+        toVisit.append(branch)
+      }
     }
     for member in members.indices where cancelled.contains(members[member].context) {
       settle(member, .cancelled)
@@ -128,6 +147,12 @@ struct ChainModel {
   private mutating func deliver(to index: Int) {
     let upstream = members[index - 1].state
     let member = members[index]
+    if member.kind == .recover, !unlinkable.contains(member.context), let before = contexts[member.context].upstream,
+      !(upstream == .cancelled && contexts[before].cancelled)
+    {
+      contexts[member.context].linked = true
+      if contexts[before].cancelled { cancel(context: member.context) }
+    }
     if member.kind == .ensure {
       members[index].bodyRuns += 1
       settle(index, upstream)
