@@ -22,7 +22,7 @@ import Foundation
 /// A long chain resolved synchronously never grows the stack: deliveries started from inside a
 /// handler are queued on the resolving thread and run when the handler returns.
 public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thenable, CatchMixin, SettleHost,
-  @unchecked Sendable
+  CoreLockHost, @unchecked Sendable
 {
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
@@ -46,7 +46,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// that `deinit` (which runs unspecialized) skips a settled promise without looking up the
   /// machine's generic metadata. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var hasSettled: Bool
-  @usableFromInline let lock = CoreLock()
+  /// The storage of `lock`, in the word it shares with the two flags above: see `coreLockOffset`.
+  @usableFromInline final var lockStorage = CoreLockStorage()
   /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
   @usableFromInline @exclusivity(unchecked) final var machine: Machine
   /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
@@ -62,11 +63,22 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<CancelMember>?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
+  /// Where `lockStorage` is: after the root class's one field (`stored`, at the start) and the
+  /// two one-byte flags, at the lock's alignment, as Swift lays out a class (a subclass's fields
+  /// start where its superclass's end). Every designated initializer checks it.
+  @inlinable @inline(__always)
+  package static var coreLockOffset: Int {
+    let flagsEnd = MemoryLayout<Swift.Result<T, Error>?>.size + 2
+    let alignment = MemoryLayout<CoreLockStorage>.alignment
+    return (flagsEnd + alignment - 1) / alignment * alignment
+  }
+
   @inlinable init(pending: Void) {
     machine = Machine()
     warnsIfPending = false
     hasSettled = false
     super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockOffset says")
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -74,6 +86,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     self.warnsIfPending = warnsIfPending
     hasSettled = false
     super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockOffset says")
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
@@ -81,6 +94,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     warnsIfPending = false
     hasSettled = true
     super.init(stored: result)
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockOffset says")
   }
 
   /// Creates a promise and calls `body` at once, on this thread, with its resolver.
