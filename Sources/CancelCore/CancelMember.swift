@@ -49,7 +49,7 @@ package final class CancelMember: @unchecked Sendable {
 
   /// The storage of ``hasLeft``. It must stay the first stored property (the handle finds it at
   /// the start of the object), and `isLinked` the second, in what would otherwise be padding.
-  @usableFromInline var hasLeftStorage = CoreAtomicStorage<Bool>(false)
+  @exclusivity(unchecked) @usableFromInline var hasLeftStorage = CoreAtomicStorage<Bool>(false)
   /// Whether the member is in its source's list right now.
   @usableFromInline @exclusivity(unchecked) var isLinked = false
 

@@ -28,7 +28,7 @@ extension CancelSignal {
 // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`.
 private final class CancelWaiter: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   private enum State {
     /// Created; the continuation has not arrived yet.
     case idle

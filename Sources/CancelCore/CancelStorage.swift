@@ -40,7 +40,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// Must stay the first stored property: `lock`, `status`, `cancelledMember` and
   /// `reasonIdentity` find it at the start of the object. Never accessed as a property after
   /// `init`.
-  @usableFromInline var words = Words()
+  @exclusivity(unchecked) @usableFromInline var words = Words()
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
   // every access) is switched off for this property.
   @exclusivity(unchecked) private var machine = CancelStateMachine()

@@ -58,7 +58,7 @@ let coreScenarios: [Scenario] = [
 /// An order-preserving log shared with handlers.
 final class OrderLog: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `items` is read and written only inside `lock.withLock`.
   private var items: [String] = []
 

@@ -3,7 +3,7 @@ import CancelCore
 /// Collects a scenario's narration: printed by the executable, inspected by the tests.
 public final class Report: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `lines` is read and written only inside `lock.withLock`.
   private var lines: [String] = []
   private let echo: Bool

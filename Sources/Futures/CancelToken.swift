@@ -7,7 +7,7 @@
 /// registration holds it until the future completes.
 public final class CancelToken: CoreLockHost, CancellableHandle, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `used` is read and written only inside `lock.withLock`;
   // `target` never changes.
   /// Whether this token requested: set once, under the lock, by the first `cancel`, which makes

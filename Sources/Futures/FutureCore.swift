@@ -24,24 +24,25 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
   @exclusivity(unchecked) final var requests: FutureRequestStateMachine
   /// Where a derived stage runs its block (`.immediate` for other futures).
   @usableFromInline final let stageExecutor: StageExecutor
-  /// The storage of `lock`, where `coreLockOffset` says.
-  final var lockStorage = CoreLockStorage()
+  /// The storage of `lock`, where `coreLockStorage` says.
+  @exclusivity(unchecked) final var lockStorage = CoreLockStorage()
   @exclusivity(unchecked) final var machine: SettleStateMachine<ErasedResult, FutureCallback>
 
   init(pending: ()) {
     requests = FutureRequestStateMachine()
     stageExecutor = .immediate
     machine = SettleStateMachine()
-    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockOffset says")
+    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
   }
 
   /// Where `lockStorage` is: after `requests` (at the start) and the one-byte `stageExecutor`, at
   /// the lock's alignment, as Swift lays out a class. Every initializer checks it.
   @usableFromInline
-  package static var coreLockOffset: Int {
+  package final var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
     let executorEnd = MemoryLayout<FutureRequestStateMachine>.size + MemoryLayout<StageExecutor>.size
     let alignment = MemoryLayout<CoreLockStorage>.alignment
-    return (executorEnd + alignment - 1) / alignment * alignment
+    let offset = (executorEnd + alignment - 1) / alignment * alignment
+    return (_getUnsafePointerToStoredProperties(self) + offset).assumingMemoryBound(to: CoreLockStorage.self)
   }
 
   deinit {
@@ -65,7 +66,7 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     requests = FutureRequestStateMachine(storedExecutor: stored)
     stageExecutor = executor
     machine = SettleStateMachine()
-    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockOffset says")
+    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
   }
 
   @usableFromInline
@@ -73,7 +74,7 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     requests = FutureRequestStateMachine()
     stageExecutor = .immediate
     machine = SettleStateMachine(settled: result)
-    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockOffset says")
+    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
   }
 
   /// A derived stage's executor.

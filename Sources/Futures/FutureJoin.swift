@@ -6,7 +6,7 @@
 /// and *all* (decided when every input has completed). The decisions run after unlocking.
 final class FutureJoin: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
   // `lock.withLock`; the closures are immutable.
 

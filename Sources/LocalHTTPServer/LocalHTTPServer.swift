@@ -23,7 +23,7 @@ import Foundation
 /// One thread per connection, blocking sockets: simple and plenty for a test.
 public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `listener`, `port` and the timings are set in `init` and
   // never change; `ended` and `stopped` are guarded by `lock`; per-connection state is confined to
   // that connection's thread.

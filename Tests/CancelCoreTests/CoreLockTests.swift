@@ -5,7 +5,7 @@ import Testing
 
 /// A host laid out as every host must be: the lock's storage first.
 private final class WellLaidOutHost: CoreLockHost, @unchecked Sendable {
-  var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `count` is read and written only inside `lock.withLock`.
   var count = 0
 }
@@ -13,7 +13,7 @@ private final class WellLaidOutHost: CoreLockHost, @unchecked Sendable {
 /// A host that breaks the rule: another field comes first.
 private final class MisplacedLockHost: CoreLockHost, @unchecked Sendable {
   var first = 0
-  var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) var lockStorage = CoreLockStorage()
 }
 
 /// Holds the atomics the core uses, for the tests of their operations.

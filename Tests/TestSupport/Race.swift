@@ -106,7 +106,7 @@ public final class Counter: Sendable {
 /// futex calls that ThreadSanitizer cannot see, so it would report false races.
 public final class Recorder<Value: Sendable>: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `storage` is read and written only inside `lock.withLock`.
   private var storage: [Value] = []
 
@@ -126,7 +126,7 @@ public final class Recorder<Value: Sendable>: CoreLockHost, @unchecked Sendable 
 /// needs macOS 15 / iOS 18; see docs/platforms.md).
 public final class Locked<Value>: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `value` is read and written only inside `lock.withLock`.
   private var value: Value
 

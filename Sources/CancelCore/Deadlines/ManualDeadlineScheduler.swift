@@ -11,7 +11,7 @@
 /// order), outside the scheduler's lock, so an action may schedule or cancel others.
 public final class ManualDeadlineScheduler: CoreLockHost, DeadlineScheduler, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`.
 
   private struct State {

@@ -19,7 +19,7 @@
 // every other stored property is immutable.
 package final class CancelJoin: CoreLockHost, DeferredDelivery, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   /// The joined source. Observe it; never cancel or close it from outside.
   package let result = CancelStorage()
   private let operand0: CancelStorage

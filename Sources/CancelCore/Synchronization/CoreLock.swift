@@ -114,27 +114,26 @@ package struct CoreLockStorage {
 /// tests check every host (`CoreLockHostLayoutTests` and its peers in each test target).
 ///
 /// A host whose object size is tuned (a promise, a future) may keep the storage further in, where
-/// it fills padding: it then gives ``coreLockOffset`` and checks it in every initializer with
-/// ``hostsLock(at:)``, so that a layout the formula did not foresee traps at once instead of
-/// locking on another field.
+/// it fills padding: it then gives ``coreLockStorage`` and checks it in every initializer with
+/// ``hostsLock(at:)``, so that a layout its formula did not foresee traps at once instead of
+/// locking on another field. (Every host checks this in its initializers.)
 @usableFromInline
 package protocol CoreLockHost: AnyObject {
-  /// Where the host's ``CoreLockStorage`` is, in bytes from the start of its stored properties:
-  /// 0 (the default) for the first stored property.
-  static var coreLockOffset: Int { get }
+  /// The host's ``CoreLockStorage``: by default its first stored property.
+  var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> { get }
 }
 
 extension CoreLockHost {
   /// The storage is the first stored property.
   @inlinable @inline(__always)
-  package static var coreLockOffset: Int { 0 }
+  package var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
+    firstStoredProperty(of: self, as: CoreLockStorage.self)
+  }
 
   /// The lock this object hosts (see ``CoreLockHost``).
   @inlinable @inline(__always)
   package var lock: CoreLock {
-    CoreLock(
-      storage: (_getUnsafePointerToStoredProperties(self) + Self.coreLockOffset)
-        .assumingMemoryBound(to: CoreLockStorage.self))
+    CoreLock(storage: coreLockStorage)
   }
 
   /// Whether `storage`, the host's ``CoreLockStorage`` property passed by an initializer once every

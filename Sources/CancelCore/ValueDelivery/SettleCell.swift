@@ -9,7 +9,7 @@
 // callbacks run after unlocking.
 package final class SettleCell<Value: Sendable>: CoreLockHost, SettleHost, DeferredDelivery, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   /// A callback waiting for the value.
   package struct Callback: Sendable {
     let run: @Sendable (Value) -> Void

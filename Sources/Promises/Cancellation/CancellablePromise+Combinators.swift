@@ -254,7 +254,7 @@ public func when<It: IteratorProtocol, T: Sendable>(
 final class ConcurrentPuller<It: IteratorProtocol, T: Sendable>: CoreLockHost, RunRequester, @unchecked Sendable
 where It.Element == CancellablePromise<T> {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
   // never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
   // exception), makes one thread at a time the drainer, and each run starts after the lock release
@@ -325,7 +325,7 @@ where It.Element == CancellablePromise<T> {
 /// The values of the promises a `when(fulfilled:concurrently:)` pulled, by pull index.
 final class PulledValues<T: Sendable>: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `values` is read and written only inside `lock.withLock`.
   @exclusivity(unchecked) private var values: [Int: T] = [:]
 

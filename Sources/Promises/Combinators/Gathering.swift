@@ -11,7 +11,7 @@ import CancelCore
 @usableFromInline
 final class Gathering<Value: Sendable>: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `machine` and `values` are read and written only inside
   // `lock.withLock`.
 

@@ -50,7 +50,7 @@ public func when<It: IteratorProtocol>(
 final class ThenablePuller<It: IteratorProtocol>: CoreLockHost, RunRequester, @unchecked Sendable
 where It.Element: Thenable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
   // never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
   // exception), makes one thread at a time the drainer, and each run starts after the lock release

@@ -13,7 +13,7 @@ import Foundation
 /// ```
 public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, DeferredDelivery, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);

@@ -46,8 +46,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// that `deinit` (which runs unspecialized) skips a settled promise without looking up the
   /// machine's generic metadata. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var hasSettled: Bool
-  /// The storage of `lock`, in the word it shares with the two flags above: see `coreLockOffset`.
-  @usableFromInline final var lockStorage = CoreLockStorage()
+  /// The storage of `lock`, in the word it shares with the two flags above: see `coreLockStorage`.
+  @exclusivity(unchecked) @usableFromInline final var lockStorage = CoreLockStorage()
   /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
   @usableFromInline @exclusivity(unchecked) final var machine: Machine
   /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
@@ -63,14 +63,21 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<CancelMember>?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
-  /// Where `lockStorage` is: after the root class's one field (`stored`, at the start) and the
-  /// two one-byte flags, at the lock's alignment, as Swift lays out a class (a subclass's fields
-  /// start where its superclass's end). Every designated initializer checks it.
+  /// Where `lockStorage` is: after `stored` (the first stored property) and the two one-byte
+  /// flags, at the lock's alignment, as Swift lays out a class (a subclass's fields start where its
+  /// superclass's end). Every designated initializer checks it.
+  ///
+  /// Specialized code (a concrete `T`) folds this to a constant offset. Unspecialized code asks
+  /// the object, whose metadata has `Stored`: the formula would look up the metadata of
+  /// `Swift.Result<T, Error>?` on every call there.
   @inlinable @inline(__always)
-  package static var coreLockOffset: Int {
-    let flagsEnd = MemoryLayout<Swift.Result<T, Error>?>.size + 2
-    let alignment = MemoryLayout<CoreLockStorage>.alignment
-    return (flagsEnd + alignment - 1) / alignment * alignment
+  package final var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
+    let address =
+      _isConcrete(T.self)
+      ? _getUnsafePointerToStoredProperties(self)
+        + promiseLockOffset(storedSize: MemoryLayout<Swift.Result<T, Error>?>.size)
+      : unspecializedLockStorageAddress()
+    return address.assumingMemoryBound(to: CoreLockStorage.self)
   }
 
   @inlinable init(pending: Void) {
@@ -78,7 +85,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     warnsIfPending = false
     hasSettled = false
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockOffset says")
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -86,7 +93,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     self.warnsIfPending = warnsIfPending
     hasSettled = false
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockOffset says")
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
@@ -94,7 +101,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     warnsIfPending = false
     hasSettled = true
     super.init(stored: result)
-    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockOffset says")
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
   }
 
   /// Creates a promise and calls `body` at once, on this thread, with its resolver.
@@ -383,4 +390,20 @@ public class _PromiseValue<Stored: Sendable>: @unchecked Sendable {
   @inlinable init(stored: Stored) {
     self.stored = stored
   }
+
+  /// Where `Promise` keeps its lock storage when `Stored` is not known at compile time (see
+  /// `Promise.coreLockStorage`): `Stored`'s size comes from this object's own metadata.
+  @usableFromInline @inline(never)
+  final func unspecializedLockStorageAddress() -> UnsafeMutableRawPointer {
+    _getUnsafePointerToStoredProperties(self) + promiseLockOffset(storedSize: MemoryLayout<Stored>.size)
+  }
+}
+
+/// The offset of a promise's lock storage from the start of its stored properties, after a stored
+/// value of `storedSize` bytes and two one-byte flags (see `Promise.coreLockStorage`).
+@inlinable @inline(__always)
+func promiseLockOffset(storedSize: Int) -> Int {
+  let flagsEnd = storedSize + 2
+  let alignment = MemoryLayout<CoreLockStorage>.alignment
+  return (flagsEnd + alignment - 1) / alignment * alignment
 }
