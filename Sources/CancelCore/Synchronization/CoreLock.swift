@@ -110,13 +110,13 @@ package struct CoreLockStorage {
 ///
 /// `lock` finds the storage at the start of the object's stored properties (the standard
 /// library's `_getUnsafePointerToStoredProperties`, which swift-atomics' `ManagedAtomic` relies on
-/// the same way). A host whose first stored property is something else would lock on that: the
-/// tests check every host (`CoreLockHostLayoutTests` and its peers in each test target).
+/// the same way). A host whose first stored property were something else would lock on that, so
+/// every host checks in each initializer, once its properties are set, that `lock` finds its
+/// storage: `precondition(hostsLock(at: &lockStorage), ...)`, which folds away in a release build.
 ///
 /// A host whose object size is tuned (a promise, a future) may keep the storage further in, where
-/// it fills padding: it then gives ``coreLockStorage`` and checks it in every initializer with
-/// ``hostsLock(at:)``, so that a layout its formula did not foresee traps at once instead of
-/// locking on another field. (Every host checks this in its initializers.)
+/// it fills padding: it then gives ``coreLockStorage`` by a formula, and the same check traps at
+/// once on a layout the formula did not foresee.
 @usableFromInline
 package protocol CoreLockHost: AnyObject {
   /// The host's ``CoreLockStorage``: by default its first stored property.
