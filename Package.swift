@@ -4,8 +4,10 @@ import PackageDescription
 
 let package = Package(
   name: "swift-cancellation",
-  // `Synchronization` (Atomic, Mutex) sets the Apple floor; Linux has no floor.
-  platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+  // The Apple floor is that of `Duration` and `ContinuousClock`; docs/platforms.md lists every
+  // Apple API the package uses and its availability (scripts/check-platform-floor.sh keeps it so).
+  // Linux has no floor.
+  platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
   products: [
     .library(name: "CancelCore", targets: ["CancelCore"]),
     .library(name: "Tokens", targets: ["Tokens"]),
@@ -28,6 +30,8 @@ let package = Package(
     .default(enabledTraits: []),
   ],
   dependencies: [
+    // The core's atomics (the standard library's `Atomic` needs macOS 15 / iOS 18).
+    .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     // Only for `swift package generate-documentation`; no module depends on it.
     .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     // Only for the tests: model-based property tests (random programs, shrinking).
@@ -43,7 +47,7 @@ let package = Package(
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
   ],
   targets: [
-    .target(name: "CancelCore"),
+    .target(name: "CancelCore", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
     .target(name: "Tokens", dependencies: ["CancelCore"]),
     .target(name: "Promises", dependencies: ["CancelCore"]),
     .target(name: "Futures", dependencies: ["CancelCore"]),
@@ -68,7 +72,9 @@ let package = Package(
       name: "LeakCheck", dependencies: ["ExampleScenarios", "Tokens", "Promises", "Futures", "Adapters"]),
 
     // Shared test helpers (race harness, iteration scaling); not a product.
-    .target(name: "TestSupport", dependencies: ["CancelCore"], path: "Tests/TestSupport"),
+    .target(
+      name: "TestSupport", dependencies: ["CancelCore", .product(name: "Atomics", package: "swift-atomics")],
+      path: "Tests/TestSupport"),
     .testTarget(
       name: "CancelCoreTests",
       dependencies: ["CancelCore", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
@@ -77,14 +83,19 @@ let package = Package(
       dependencies: ["Tokens", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(
       name: "PromisesTests",
-      dependencies: ["Promises", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
+      dependencies: [
+        "Promises", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+        .product(name: "Atomics", package: "swift-atomics"),
+      ]),
     .testTarget(
       name: "FuturesTests",
       dependencies: ["Futures", "TestSupport", .product(name: "PropertyBased", package: "swift-property-based")]),
     .testTarget(
       name: "AdaptersTests",
-      dependencies: ["Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer"]
-        + integrationProducts + integrationTestProducts),
+      dependencies: [
+        "Adapters", "Tokens", "Promises", "Futures", "TestSupport", "LocalHTTPServer",
+        .product(name: "Atomics", package: "swift-atomics"),
+      ] + integrationProducts + integrationTestProducts),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
     // A `@MainActor` view model written as an app writes one (see docs/migrating-from-promisekit-6-8.md).
     .testTarget(name: "MainActorTests", dependencies: ["Promises", "TestSupport"]),

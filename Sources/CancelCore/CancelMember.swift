@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One object waiting on a source as a *member* of its group: the core's primitive for a chain
 /// of pending objects that one cancel rejects (the Promises facade makes one per pending promise
 /// of a `CancelContext`).
@@ -32,8 +30,9 @@ import Synchronization
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by `MemberList`, which its
 // owning `CancelStorage` calls under its lock (and, once the source ended, only by the one thread
-// that took the list from the state machine); `hasLeft` is atomic; `source`, `target` and `action`
-// are immutable.
+// that took the list from the state machine); `hasLeft` is atomic (its storage, the first stored
+// property, is only reached through its handle after `init`); `source`, `target` and `action` are
+// immutable.
 @usableFromInline
 package final class CancelMember: @unchecked Sendable {
   /// What happens to a member.
@@ -48,6 +47,12 @@ package final class CancelMember: @unchecked Sendable {
   /// What a member does on each ``Event``; it gets the member (and so ``target``) back.
   @usableFromInline package typealias Action = @Sendable (CancelMember, Event) -> Void
 
+  /// The storage of ``hasLeft``. It must stay the first stored property (the handle finds it at
+  /// the start of the object), and `isLinked` the second, in what would otherwise be padding.
+  @exclusivity(unchecked) @usableFromInline var hasLeftStorage = CoreAtomicStorage<Bool>(false)
+  /// Whether the member is in its source's list right now.
+  @usableFromInline @exclusivity(unchecked) var isLinked = false
+
   /// The source whose group this member joins, retained: a member that a cancel took may outlive
   /// every other holder of the source, and it leaves the source through this reference.
   @usableFromInline package let source: CancelStorage
@@ -61,14 +66,14 @@ package final class CancelMember: @unchecked Sendable {
   /// The previous (older) waiting member, not retained: the list's `next` references keep it
   /// alive.
   @usableFromInline @exclusivity(unchecked) var previous: Unmanaged<CancelMember>?
-  /// Whether the member is in its source's list right now.
-  @usableFromInline @exclusivity(unchecked) var isLinked = false
   /// Set when the member leaves (its target settled) after a cancel took the list: the cancel then
   /// skips it instead of running the action for nothing (the action must be harmless on a member
   /// that left, since the cancel may read this before it is set). It is also the leaving thread's
   /// last access to the member and its source: seeing it, the cancel may release both, so it is
   /// stored releasing and loaded acquiring (see `CancelStorage.removeMember(_:)`).
-  @usableFromInline let hasLeft = Atomic<Bool>(false)
+  @inlinable @inline(__always) var hasLeft: CoreAtomic<Bool> {
+    CoreAtomic(firstStoredProperty(of: self, as: CoreAtomicStorage<Bool>.self))
+  }
 
   /// A member of `source`'s group standing for `target`; it does not join until
   /// `CancelStorage.addMember(_:)`.
@@ -77,6 +82,11 @@ package final class CancelMember: @unchecked Sendable {
     self.source = source
     self.target = target
     self.action = action
+    precondition(
+      withUnsafeMutablePointer(to: &hasLeftStorage) {
+        $0 == firstStoredProperty(of: self, as: CoreAtomicStorage<Bool>.self)
+      },
+      "hasLeft is not where its handle looks")
   }
 
   deinit {

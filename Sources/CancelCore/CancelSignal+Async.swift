@@ -26,7 +26,9 @@ extension CancelSignal {
 /// source ending or the awaiting task being cancelled — and removes the source handler it left.
 //
 // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`.
-private final class CancelWaiter: @unchecked Sendable {
+private final class CancelWaiter: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   private enum State {
     /// Created; the continuation has not arrived yet.
     case idle
@@ -38,7 +40,6 @@ private final class CancelWaiter: @unchecked Sendable {
     case done
   }
 
-  private let lock = CoreLock()
   private var state = State.idle
 
   func start(_ continuation: UnsafeContinuation<Void, Never>, on storage: CancelStorage) {
@@ -88,5 +89,9 @@ private final class CancelWaiter: @unchecked Sendable {
     guard let (continuation, registration) = taken else { return }
     registration?.unregister()
     continuation.resume()
+  }
+
+  init() {
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 }

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The shared state of one source: what `CancelSource` owns and every `CancelSignal` observes.
 ///
 /// Facades build their own owner objects around one of these (so a token request or a promise
@@ -12,32 +10,61 @@ import Synchronization
 /// `status` mirrors the phase in one atomic byte so `isCancelled` is a single load.
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
-// `status` is an `Atomic`, written only while the lock is held (so it never disagrees with
-// `machine` for a lock holder) and read without it; `cancelledMember` and `reasonIdentity` are
-// `Atomic`s; the other properties are immutable.
+// `status` is atomic, written only while the lock is held (so it never disagrees with `machine` for
+// a lock holder) and read without it; `cancelledMember` and `reasonIdentity` are atomic; all four
+// live in `words`, which is only reached through their handles after `init`.
 @usableFromInline
-package final class CancelStorage: @unchecked Sendable {
+package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   @usableFromInline static let active: UInt8 = 0
   @usableFromInline static let cancelled: UInt8 = 1
   @usableFromInline static let closed: UInt8 = 2
 
-  @usableFromInline let status = Atomic<UInt8>(CancelStorage.active)
-  /// The member group's one fact: whether the cancel rejected a member (see
-  /// ``hasCancelledMember``). It sits in what would be padding after `status`, so it costs no space.
-  @usableFromInline let cancelledMember = Atomic<Bool>(false)
-  @usableFromInline let lock = CoreLock()
-  /// The identity of the reason (see ``ErrorIdentity``) once cancelled, 0 before: written under
-  /// the lock before `status` says cancelled, read without it by ``isCancelled(by:)``.
-  @usableFromInline let reasonIdentity = Atomic<UInt>(0)
+  /// The lock and the atomics, in one struct that is the first stored property (see
+  /// ``CoreLockHost``), 16 bytes as the standard library's `Mutex` and `Atomic`s were.
+  @usableFromInline struct Words {
+    /// First: the host's lock.
+    @usableFromInline var lock = CoreLockStorage()
+    /// The phase: `active`, `cancelled` or `closed`.
+    @usableFromInline var status = CoreAtomicStorage<UInt8>(CancelStorage.active)
+    /// The member group's one fact: whether the cancel rejected a member (see
+    /// ``hasCancelledMember``). It sits in what would be padding after `status`, so it costs no
+    /// space.
+    @usableFromInline var cancelledMember = CoreAtomicStorage<Bool>(false)
+    /// The identity of the reason (see ``ErrorIdentity``) once cancelled, 0 before: written under
+    /// the lock before `status` says cancelled, read without it by ``isCancelled(by:)``.
+    @usableFromInline var reasonIdentity = CoreAtomicStorage<UInt>(0)
+
+    @inlinable init() {}
+  }
+
+  /// Must stay the first stored property: `lock`, `status`, `cancelledMember` and
+  /// `reasonIdentity` find it at the start of the object. Never accessed as a property after
+  /// `init`.
+  @exclusivity(unchecked) @usableFromInline var words = Words()
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
   // every access) is switched off for this property.
   @exclusivity(unchecked) private var machine = CancelStateMachine()
 
+  @inlinable @inline(__always) var status: CoreAtomic<UInt8> {
+    CoreAtomic(firstStoredProperty(of: self, as: Words.self).pointer(to: \.status)!)
+  }
+
+  @inlinable @inline(__always) var cancelledMember: CoreAtomic<Bool> {
+    CoreAtomic(firstStoredProperty(of: self, as: Words.self).pointer(to: \.cancelledMember)!)
+  }
+
+  @inlinable @inline(__always) var reasonIdentity: CoreAtomic<UInt> {
+    CoreAtomic(firstStoredProperty(of: self, as: Words.self).pointer(to: \.reasonIdentity)!)
+  }
+
   /// Creates an active source.
-  package init() {}
+  package init() {
+    precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
+  }
 
   /// Creates a source that is already closed (used for signals that can never be cancelled).
   package init(closed: Void) {
+    precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
     _ = machine.close()
     status.store(Self.closed, ordering: .releasing)
   }

@@ -56,11 +56,16 @@ let coreScenarios: [Scenario] = [
 ]
 
 /// An order-preserving log shared with handlers.
-final class OrderLog: @unchecked Sendable {
+final class OrderLog: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `items` is read and written only inside `lock.withLock`.
-  private let lock = CoreLock()
   private var items: [String] = []
 
   func add(_ item: String) { lock.withLock { items.append(item) } }
   var entries: [String] { lock.withLock { items } }
+
+  init() {
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+  }
 }

@@ -1,9 +1,10 @@
 import CancelCore
 
 /// Collects a scenario's narration: printed by the executable, inspected by the tests.
-public final class Report: @unchecked Sendable {
+public final class Report: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `lines` is read and written only inside `lock.withLock`.
-  private let lock = CoreLock()
   private var lines: [String] = []
   private let echo: Bool
   private let start = ContinuousClock.now
@@ -11,6 +12,7 @@ public final class Report: @unchecked Sendable {
   /// Creates a report; with `echo`, every line is also printed as it is written.
   public init(echo: Bool) {
     self.echo = echo
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Adds a line, prefixed with the time since the scenario started.

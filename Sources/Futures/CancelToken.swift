@@ -5,17 +5,19 @@
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
 /// so anything that cancels a `Cancellable` can request it; as a `CancellableHandle`, a token
 /// registration holds it until the future completes.
-public final class CancelToken: CancellableHandle, @unchecked Sendable {
+public final class CancelToken: CoreLockHost, CancellableHandle, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `used` is read and written only inside `lock.withLock`;
   // `target` never changes.
-  private let target: _FutureCore
-  private let lock = CoreLock()
   /// Whether this token requested: set once, under the lock, by the first `cancel`, which makes
-  /// "at most once" exact across threads.
+  /// "at most once" exact across threads. Second, in the lock's word.
   @exclusivity(unchecked) private var used = false
+  private let target: _FutureCore
 
   init(target: _FutureCore) {
     self.target = target
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Requests cancellation of the future, once.

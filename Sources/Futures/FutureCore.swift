@@ -10,7 +10,7 @@
 /// scalar value inline, any other boxed: see `ErasedResult`) and the callbacks in a
 /// `SettleStateMachine`, the cancel-request state in a `FutureRequestStateMachine`. Both are
 /// called only under `lock`, and what they return is done after unlocking.
-public class _FutureCore: @unchecked Sendable {
+public class _FutureCore: CoreLockHost, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `requests` and `machine` are read and written only inside
   // `lock.withLock`, except a stage's first link upstream, written under its parent's lock before
   // anything else can reach the stage (see `attachStage`); values removed from them (callbacks,
@@ -24,13 +24,25 @@ public class _FutureCore: @unchecked Sendable {
   @exclusivity(unchecked) final var requests: FutureRequestStateMachine
   /// Where a derived stage runs its block (`.immediate` for other futures).
   @usableFromInline final let stageExecutor: StageExecutor
-  let lock = CoreLock()
+  /// The storage of `lock`, where `coreLockStorage` says.
+  @exclusivity(unchecked) final var lockStorage = CoreLockStorage()
   @exclusivity(unchecked) final var machine: SettleStateMachine<ErasedResult, FutureCallback>
 
   init(pending: ()) {
     requests = FutureRequestStateMachine()
     stageExecutor = .immediate
     machine = SettleStateMachine()
+    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
+  }
+
+  /// Where `lockStorage` is: after `requests` (at the start) and the one-byte `stageExecutor`, at
+  /// the lock's alignment, as Swift lays out a class. Every initializer checks it.
+  @usableFromInline
+  package final var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
+    let executorEnd = MemoryLayout<FutureRequestStateMachine>.size + MemoryLayout<StageExecutor>.size
+    let alignment = MemoryLayout<CoreLockStorage>.alignment
+    let offset = (executorEnd + alignment - 1) / alignment * alignment
+    return (_getUnsafePointerToStoredProperties(self) + offset).assumingMemoryBound(to: CoreLockStorage.self)
   }
 
   deinit {
@@ -54,6 +66,7 @@ public class _FutureCore: @unchecked Sendable {
     requests = FutureRequestStateMachine(storedExecutor: stored)
     stageExecutor = executor
     machine = SettleStateMachine()
+    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
   }
 
   @usableFromInline
@@ -61,6 +74,7 @@ public class _FutureCore: @unchecked Sendable {
     requests = FutureRequestStateMachine()
     stageExecutor = .immediate
     machine = SettleStateMachine(settled: result)
+    precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
   }
 
   /// A derived stage's executor.

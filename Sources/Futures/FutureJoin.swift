@@ -4,11 +4,12 @@
 /// Each input holds one callback that reports whether it succeeded. Two decisions can be
 /// watched: *first* (decided by the first input that does not succeed, or by the last success)
 /// and *all* (decided when every input has completed). The decisions run after unlocking.
-final class FutureJoin: @unchecked Sendable {
+final class FutureJoin: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
   // `lock.withLock`; the closures are immutable.
 
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var first: CancelJoinStateMachine?
   @exclusivity(unchecked) private var all: CancelJoinStateMachine?
   private let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
@@ -29,6 +30,7 @@ final class FutureJoin: @unchecked Sendable {
     all = onAll == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
     self.onFirst = onFirst
     self.onAll = onAll
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Counts input `index`'s completion.

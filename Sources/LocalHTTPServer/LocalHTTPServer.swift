@@ -21,7 +21,9 @@ import Foundation
 /// - anything else — `404`.
 ///
 /// One thread per connection, blocking sockets: simple and plenty for a test.
-public final class LocalHTTPServer: @unchecked Sendable {
+public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `listener`, `port` and the timings are set in `init` and
   // never change; `ended` and `stopped` are guarded by `lock`; per-connection state is confined to
   // that connection's thread.
@@ -45,7 +47,6 @@ public final class LocalHTTPServer: @unchecked Sendable {
   private let chunkSize: Int
   private let chunkCount: Int
   private let chunkInterval: Duration
-  private let lock = CoreLock()
   private var ended: [ConnectionEnd] = []
   private var waiters: [(Int, SettleCell<ConnectionEnd>)] = []
   private var answering: [String] = []
@@ -88,6 +89,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
     }
     listener = descriptor
     port = UInt16(bigEndian: address.sin_port)
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
     let acceptor = Thread { [self] in acceptLoop() }
     acceptor.name = "LocalHTTPServer.accept"
     acceptor.start()

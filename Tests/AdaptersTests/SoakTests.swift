@@ -1,9 +1,9 @@
 import Adapters
+import Atomics
 import Dispatch
 import Foundation
 import Futures
 import Promises
-import Synchronization
 import TestSupport
 import Testing
 import Tokens
@@ -94,10 +94,10 @@ private final class Tally: Sendable {
 /// An object captured by every handler and block of the workload: the number alive must return
 /// to zero once the workload ends.
 private final class Probe: Sendable {
-  static let live = Atomic<Int>(0)
+  static let live = ManagedAtomic<Int>(0)
 
-  init() { Self.live.add(1, ordering: .relaxed) }
-  deinit { Self.live.subtract(1, ordering: .relaxed) }
+  init() { Self.live.wrappingIncrement(by: 1, ordering: .relaxed) }
+  deinit { Self.live.wrappingDecrement(by: 1, ordering: .relaxed) }
 }
 
 private enum Workload {

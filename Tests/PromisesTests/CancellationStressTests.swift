@@ -1,6 +1,5 @@
 import Dispatch
 import Promises
-import Synchronization
 import TestSupport
 import Testing
 
@@ -110,7 +109,7 @@ struct CancellationStressTests {
   /// that thread drops the member, and with it the context and the context's source, while the
   /// settling thread (which holds only the resolver) may still be leaving that source.
   final class MemberHandedToTheCanceller: Sendable {
-    let member: Mutex<CancellablePromise<Int>?>
+    let member: Locked<CancellablePromise<Int>?>
     let promise: Promise<Int>
     let resolver: Resolver<Int>
     /// Whether the cancel rejected the member, read by the cancelling thread before it let go.
@@ -119,7 +118,7 @@ struct CancellationStressTests {
     init() {
       let (member, resolver) = CancellablePromise<Int>.pending()
       (promise, self.resolver) = (member.promise, resolver)
-      self.member = Mutex(member)
+      self.member = Locked(member)
     }
 
     func cancelAndLetGo() {

@@ -1,7 +1,7 @@
+import Atomics
 import Dispatch
 import Foundation
 import Promises
-import Synchronization
 import TestSupport
 
 /// A test error with an identity.
@@ -30,11 +30,11 @@ func failure<T>(_ result: Promises.Result<T>?) -> Error? {
 
 /// Counts the threads inside a region at once.
 final class Gauge: Sendable {
-  private let count = Atomic<Int>(0)
+  private let count = ManagedAtomic<Int>(0)
 
   /// Enters; returns how many are inside now, this caller included.
-  func enter() -> Int { count.wrappingAdd(1, ordering: .acquiringAndReleasing).newValue }
+  func enter() -> Int { count.wrappingIncrementThenLoad(by: 1, ordering: .acquiringAndReleasing) }
 
   /// Leaves.
-  func leave() { count.wrappingSubtract(1, ordering: .acquiringAndReleasing) }
+  func leave() { count.wrappingDecrement(by: 1, ordering: .acquiringAndReleasing) }
 }

@@ -1,6 +1,6 @@
+import Atomics
 import CancelCore
 import Foundation
-import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -73,11 +73,11 @@ public func race<State: Sendable>(
 // acquiring load of `go` shows that number; it is cleared only after `done` shows the worker
 // finished with it.
 private final class Mailbox<State>: @unchecked Sendable {
-  let go = Atomic<Int>(0)
-  let done = Atomic<Int>(0)
+  let go = ManagedAtomic<Int>(0)
+  let done = ManagedAtomic<Int>(0)
   var value: State?
 
-  func waitUntil(_ counter: borrowing Atomic<Int>, reaches target: Int) {
+  func waitUntil(_ counter: ManagedAtomic<Int>, reaches target: Int) {
     var spins = 0
     while counter.load(ordering: .acquiring) < target {
       spins += 1
@@ -88,13 +88,13 @@ private final class Mailbox<State>: @unchecked Sendable {
 
 /// Counts events from any thread (for "ran exactly once" assertions).
 public final class Counter: Sendable {
-  private let storage = Atomic<Int>(0)
+  private let storage = ManagedAtomic<Int>(0)
 
   /// A counter at zero.
   public init() {}
 
   /// Adds one.
-  public func increment() { storage.wrappingAdd(1, ordering: .relaxed) }
+  public func increment() { storage.wrappingIncrement(by: 1, ordering: .relaxed) }
 
   /// The count so far.
   public var value: Int { storage.load(ordering: .acquiring) }
@@ -104,19 +104,42 @@ public final class Counter: Sendable {
 ///
 /// It uses the core's `CoreLock` rather than `Mutex`: on Linux `Mutex` synchronizes through raw
 /// futex calls that ThreadSanitizer cannot see, so it would report false races.
-public final class Recorder<Value: Sendable>: @unchecked Sendable {
+public final class Recorder<Value: Sendable>: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `storage` is read and written only inside `lock.withLock`.
-  private let lock = CoreLock()
   private var storage: [Value] = []
 
   /// An empty recorder.
-  public init() {}
+  public init() {
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+  }
 
   /// Appends `value`.
   public func record(_ value: Value) { lock.withLock { storage.append(value) } }
 
   /// Everything recorded, in order.
   public var values: [Value] { lock.withLock { storage } }
+}
+
+/// A value guarded by the core's `CoreLock`, for tests (the package does not use `Mutex`, which
+/// needs macOS 15 / iOS 18; see docs/platforms.md).
+public final class Locked<Value>: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
+  // Safety of `@unchecked Sendable`: `value` is read and written only inside `lock.withLock`.
+  private var value: Value
+
+  /// A box holding `value`.
+  public init(_ value: Value) {
+    self.value = value
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+  }
+
+  /// Runs `body` on the value with the lock held; `body` must not take this lock again.
+  public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    lock.withLock { body(&value) }
+  }
 }
 
 /// An object to capture in closures, whose deallocation a `weak` reference can observe.

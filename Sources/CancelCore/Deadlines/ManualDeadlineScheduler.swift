@@ -9,7 +9,9 @@
 ///
 /// Due actions run on the thread that advances time, in deadline order (ties in scheduling
 /// order), outside the scheduler's lock, so an action may schedule or cancel others.
-public final class ManualDeadlineScheduler: DeadlineScheduler, @unchecked Sendable {
+public final class ManualDeadlineScheduler: CoreLockHost, DeadlineScheduler, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`.
 
   private struct State {
@@ -29,11 +31,12 @@ public final class ManualDeadlineScheduler: DeadlineScheduler, @unchecked Sendab
     }
   }
 
-  private let lock = CoreLock()
   private var state = State()
 
   /// Creates a scheduler at time zero with nothing scheduled.
-  public init() {}
+  public init() {
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+  }
 
   /// The time elapsed since creation, as advanced so far.
   public var now: Duration { lock.withLock { state.now } }

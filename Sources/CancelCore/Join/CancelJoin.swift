@@ -17,13 +17,14 @@
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
 // every other stored property is immutable.
-package final class CancelJoin: DeferredDelivery, @unchecked Sendable {
+package final class CancelJoin: CoreLockHost, DeferredDelivery, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   /// The joined source. Observe it; never cancel or close it from outside.
   package let result = CancelStorage()
   private let operand0: CancelStorage
   private let operand1: CancelStorage?
   private let moreOperands: ContiguousArray<CancelStorage>
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var machine: CancelJoinStateMachine
 
   private init(
@@ -34,6 +35,7 @@ package final class CancelJoin: DeferredDelivery, @unchecked Sendable {
     self.operand1 = operand1
     moreOperands = more
     machine = CancelJoinStateMachine(rule: rule, operandCount: (operand1 == nil ? 1 : 2) + more.count)
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Joins two sources and returns the joined result.

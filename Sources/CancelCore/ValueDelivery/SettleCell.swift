@@ -7,21 +7,25 @@
 //
 // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`;
 // callbacks run after unlocking.
-package final class SettleCell<Value: Sendable>: SettleHost, DeferredDelivery, @unchecked Sendable {
+package final class SettleCell<Value: Sendable>: CoreLockHost, SettleHost, DeferredDelivery, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   /// A callback waiting for the value.
   package struct Callback: Sendable {
     let run: @Sendable (Value) -> Void
   }
 
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var machine = SettleStateMachine<Value, Callback>()
 
   /// A pending cell.
-  package init() {}
+  package init() {
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+  }
 
   /// A settled cell.
   package init(settled value: Value) {
     machine = SettleStateMachine(settled: value)
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// The value, once settled.

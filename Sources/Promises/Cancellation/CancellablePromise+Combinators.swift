@@ -253,15 +253,16 @@ public func when<It: IteratorProtocol, T: Sendable>(
 
 /// The state of one `when(fulfilled:concurrently:)`: the iterator, the promises pulled so far and
 /// how many are in flight, advanced one run at a time.
-final class ConcurrentPuller<It: IteratorProtocol, T: Sendable>: RunRequester, @unchecked Sendable
+final class ConcurrentPuller<It: IteratorProtocol, T: Sendable>: CoreLockHost, RunRequester, @unchecked Sendable
 where It.Element == CancellablePromise<T> {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
   // never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
   // exception), makes one thread at a time the drainer, and each run starts after the lock release
   // that ended the previous one. The iterator (user code) is called by the drainer, never under
   // the lock.
 
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
   // The result's promise and chain, and the pulled promises, not the members: the pulled
   // promises' callbacks hold this puller, and a member would keep its context, and so the
@@ -284,6 +285,7 @@ where It.Element == CancellablePromise<T> {
     self.limit = limit
     self.result = result.promise
     resultChain = result.cancelContext.chain
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Asks for a run (the start, or one pulled promise resolved); runs now if nobody else is.
@@ -323,9 +325,10 @@ where It.Element == CancellablePromise<T> {
 }
 
 /// The values of the promises a `when(fulfilled:concurrently:)` pulled, by pull index.
-final class PulledValues<T: Sendable>: @unchecked Sendable {
+final class PulledValues<T: Sendable>: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `values` is read and written only inside `lock.withLock`.
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var values: [Int: T] = [:]
 
   /// Records the value of the promise pulled `index`-th.
@@ -337,6 +340,10 @@ final class PulledValues<T: Sendable>: @unchecked Sendable {
   func inOrder(count: Int) -> [T] {
     let values = lock.withLock { self.values }
     return (0..<count).map { values[$0]! }
+  }
+
+  init() {
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 }
 

@@ -9,10 +9,11 @@ import CancelCore
 /// threads at once. No handler of the join is registered on any source, so there is nothing to
 /// remove when the decision is taken. No user code runs under the lock.
 @usableFromInline
-final class Countdown: @unchecked Sendable {
+final class Countdown: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `machine` is read and written only inside `lock.withLock`.
 
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var machine: CancelJoinStateMachine
 
   /// A countdown over `count` inputs (at least one). Under `.allCancelled`, an arrival marked
@@ -20,6 +21,7 @@ final class Countdown: @unchecked Sendable {
   @usableFromInline
   init(count: Int) {
     machine = CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Records that input `index` resolved; returns `true` exactly once: for the arrival that

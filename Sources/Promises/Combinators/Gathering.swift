@@ -9,11 +9,12 @@ import CancelCore
 /// `CancelJoinStateMachine` and the values beside a `CoreLock`, as `Countdown` does (the hosting
 /// exception of docs/architecture.md). No user code runs under the lock.
 @usableFromInline
-final class Gathering<Value: Sendable>: @unchecked Sendable {
+final class Gathering<Value: Sendable>: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `machine` and `values` are read and written only inside
   // `lock.withLock`.
 
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var machine: CancelJoinStateMachine
   @exclusivity(unchecked) private var values: ContiguousArray<Value?>
 
@@ -22,6 +23,7 @@ final class Gathering<Value: Sendable>: @unchecked Sendable {
   init(count: Int) {
     machine = CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
     values = ContiguousArray(repeating: nil, count: count)
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Records input `index`'s value; returns every value, in input order, exactly once: to the

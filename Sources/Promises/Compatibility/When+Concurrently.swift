@@ -47,7 +47,10 @@ public func when<It: IteratorProtocol>(
 
 /// The state of one plain `when(fulfilled:concurrently:)` or `when(resolved:concurrently:)`: the
 /// iterator, the thenables pulled so far and how many are in flight, advanced one run at a time.
-final class ThenablePuller<It: IteratorProtocol>: RunRequester, @unchecked Sendable where It.Element: Thenable {
+final class ThenablePuller<It: IteratorProtocol>: CoreLockHost, RunRequester, @unchecked Sendable
+where It.Element: Thenable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
   // never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
   // exception), makes one thread at a time the drainer, and each run starts after the lock release
@@ -56,7 +59,6 @@ final class ThenablePuller<It: IteratorProtocol>: RunRequester, @unchecked Senda
   typealias Value = It.Element.T
   typealias Stop = (isStopped: @Sendable () -> Bool, reject: @Sendable (Error) -> Void)
 
-  private let lock = CoreLock()
   @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
   /// For `when(fulfilled:)`: whether the result already settled (pull no more), and how to
   /// reject it at once when a pulled thenable rejects. `nil` for `when(resolved:)`.
@@ -78,6 +80,7 @@ final class ThenablePuller<It: IteratorProtocol>: RunRequester, @unchecked Senda
     self.limit = limit
     self.stop = stop
     self.finish = finish
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Asks for a run (the start, or one pulled thenable resolved); runs now if nobody else is.

@@ -11,7 +11,9 @@ import Foundation
 /// ```swift
 /// after(seconds: 1).done { print("a second later") }
 /// ```
-public final class Guarantee<T: Sendable>: Thenable, SettleHost, DeferredDelivery, @unchecked Sendable {
+public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, DeferredDelivery, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
@@ -20,7 +22,6 @@ public final class Guarantee<T: Sendable>: Thenable, SettleHost, DeferredDeliver
 
   typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
 
-  let lock = CoreLock()
   @exclusivity(unchecked) var state: GuaranteeState<T>
 
   /// The settle-once state machine (stored in `state`, a struct generic over `T` alone).
@@ -48,24 +49,28 @@ public final class Guarantee<T: Sendable>: Thenable, SettleHost, DeferredDeliver
     state = GuaranteeState(machine: Machine())
     warnsIfPending = false
     storedTask = nil
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   init(task: (any CancellableTask)?) {
     state = GuaranteeState(machine: Machine())
     warnsIfPending = false
     storedTask = task
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   init(warnsIfPending: Bool) {
     state = GuaranteeState(machine: Machine())
     self.warnsIfPending = warnsIfPending
     storedTask = nil
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   init(settled value: T) {
     state = GuaranteeState(machine: Machine(settled: value))
     warnsIfPending = false
     storedTask = nil
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Creates a guarantee and calls `body` at once, on this thread, with the function that

@@ -22,7 +22,7 @@ import Foundation
 /// A long chain resolved synchronously never grows the stack: deliveries started from inside a
 /// handler are queued on the resolving thread and run when the handler returns.
 public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thenable, CatchMixin, SettleHost,
-  @unchecked Sendable
+  CoreLockHost, @unchecked Sendable
 {
   // Not `final` only so that the module's stage promises (`MapStage`) can carry their stage in
   // the promise object itself (one allocation per stage instead of two); it is not `open`, so no
@@ -46,7 +46,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// that `deinit` (which runs unspecialized) skips a settled promise without looking up the
   /// machine's generic metadata. Guarded by `lock`.
   @usableFromInline @exclusivity(unchecked) final var hasSettled: Bool
-  @usableFromInline let lock = CoreLock()
+  /// The storage of `lock`, in the word it shares with the two flags above: see `coreLockStorage`.
+  @exclusivity(unchecked) @usableFromInline final var lockStorage = CoreLockStorage()
   /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
   @usableFromInline @exclusivity(unchecked) final var machine: Machine
   /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
@@ -62,11 +63,29 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<CancelMember>?
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
+  /// Where `lockStorage` is: after `stored` (the first stored property) and the two one-byte
+  /// flags, at the lock's alignment, as Swift lays out a class (a subclass's fields start where its
+  /// superclass's end). Every designated initializer checks it.
+  ///
+  /// Specialized code (a concrete `T`) folds this to a constant offset. Unspecialized code asks
+  /// the object, whose metadata has `Stored`: the formula would look up the metadata of
+  /// `Swift.Result<T, Error>?` on every call there.
+  @inlinable @inline(__always)
+  package final var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
+    let address =
+      _isConcrete(T.self)
+      ? _getUnsafePointerToStoredProperties(self)
+        + promiseLockOffset(storedSize: MemoryLayout<Swift.Result<T, Error>?>.size)
+      : unspecializedLockStorageAddress()
+    return address.assumingMemoryBound(to: CoreLockStorage.self)
+  }
+
   @inlinable init(pending: Void) {
     machine = Machine()
     warnsIfPending = false
     hasSettled = false
     super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -74,6 +93,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     self.warnsIfPending = warnsIfPending
     hasSettled = false
     super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
@@ -81,6 +101,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     warnsIfPending = false
     hasSettled = true
     super.init(stored: result)
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
   }
 
   /// Creates a promise and calls `body` at once, on this thread, with its resolver.
@@ -369,4 +390,20 @@ public class _PromiseValue<Stored: Sendable>: @unchecked Sendable {
   @inlinable init(stored: Stored) {
     self.stored = stored
   }
+
+  /// Where `Promise` keeps its lock storage when `Stored` is not known at compile time (see
+  /// `Promise.coreLockStorage`): `Stored`'s size comes from this object's own metadata.
+  @usableFromInline @inline(never)
+  final func unspecializedLockStorageAddress() -> UnsafeMutableRawPointer {
+    _getUnsafePointerToStoredProperties(self) + promiseLockOffset(storedSize: MemoryLayout<Stored>.size)
+  }
+}
+
+/// The offset of a promise's lock storage from the start of its stored properties, after a stored
+/// value of `storedSize` bytes and two one-byte flags (see `Promise.coreLockStorage`).
+@inlinable @inline(__always)
+func promiseLockOffset(storedSize: Int) -> Int {
+  let flagsEnd = storedSize + 2
+  let alignment = MemoryLayout<CoreLockStorage>.alignment
+  return (flagsEnd + alignment - 1) / alignment * alignment
 }
