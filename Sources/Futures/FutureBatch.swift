@@ -8,18 +8,19 @@
 /// still pending, as the input's own token would send it (FutureKit's batch cancellation): the
 /// batch is the one consumer that asks for all of them. An input given more than once counts
 /// once.
-public final class FutureBatchOf<T: Sendable>: @unchecked Sendable {
+public final class FutureBatchOf<T: Sendable>: CoreLockHost, @unchecked Sendable {
+  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
+  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `cancelled` is read and written only inside
   // `lock.withLock`; every other field is immutable.
+  /// Whether ``cancel(_:)`` requested: set once, under the lock, as a token's once-flag.
+  @exclusivity(unchecked) private var cancelled = false
   /// The inputs, in order.
   public let subFutures: [Future<T>]
   /// Every value once all inputs succeeded; the first failure or cancellation otherwise.
   public let future: Future<[T]>
   /// Every input's result once all inputs completed.
   public let resultsFuture: Future<[FutureResult<T>]>
-  private let lock = CoreLock()
-  /// Whether ``cancel(_:)`` requested: set once, under the lock, as a token's once-flag.
-  @exclusivity(unchecked) private var cancelled = false
 
   /// A batch of `futures`. An empty batch completes at once with empty arrays.
   public init(_ futures: [Future<T>]) {
@@ -27,6 +28,7 @@ public final class FutureBatchOf<T: Sendable>: @unchecked Sendable {
     guard !futures.isEmpty else {
       future = Future(success: [])
       resultsFuture = Future(success: [])
+      precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
       return
     }
     let future = Future<[T]>(pending: ())
@@ -49,6 +51,7 @@ public final class FutureBatchOf<T: Sendable>: @unchecked Sendable {
     resultsFuture.share(upstreamOf: future)
     self.future = future
     self.resultsFuture = resultsFuture
+    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// A batch of `futures`.
