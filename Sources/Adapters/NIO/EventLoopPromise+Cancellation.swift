@@ -50,15 +50,29 @@
     /// with the reason and leaves the NIO future alone.
     ///
     /// A NIO future cannot be stopped by its consumers (only its promise's owner can end it): a
-    /// cancel ends the work with the cancellation reason, and the NIO future's later outcome is
-    /// ignored. A NIO future that ends first ends the work with its result. To make a cancel reach
-    /// the producer, start from its `EventLoopPromise` (`EventLoopPromise.cancellableWork`).
+    /// cancel ends the work with the cancellation reason, on the cancelling thread, and the NIO
+    /// future's later outcome is ignored. A NIO future that ends first ends the work with its
+    /// result, on the future's event loop. To make a cancel reach the producer, start from its
+    /// `EventLoopPromise` (`EventLoopPromise.cancellableWork`).
+    ///
+    /// A cancel also detaches the consumer: the completion, and everything it holds (the chain of a
+    /// promise, the continuation of a `run()`), is released at once, even while the NIO future
+    /// stays pending. NIO has no way to take a callback back out of a future, so each cancelled
+    /// consumer still leaves NIO's entry for its callback (emptied: it holds only the reason) in
+    /// the NIO future until that future ends.
     public var cancellableWork: CancellableWork<Value> {
       CancellableWork { signal, completion in
-        // A relay of our own: failing it on cancel ends our side without touching `self`.
-        let relay = self.eventLoop.makePromise(of: Value.self)
-        self.cascade(to: relay)
-        relay.cancellableWork.start(signal: signal, completion: completion)
+        if let reason = signal.reason {
+          completion(.failure(reason))
+          return
+        }
+        // The NIO future's callback holds only `outcome`; a cancel settles it, which runs and
+        // releases the completion and the registration.
+        let outcome = SettleCell<Swift.Result<Value, any Error>>()
+        outcome.observe(completion)
+        let registration = signal.onCancel { reason in outcome.settle(.failure(reason)) }
+        outcome.observe { _ in registration.unregister() }
+        self.whenComplete { outcome.settle($0) }
       }
     }
 
@@ -67,8 +81,8 @@
       Promises.Promise { resolver in whenComplete { resolver.resolve($0) } }
     }
 
-    /// A cancellable promise that ends as this NIO future does; `cancel()` rejects the chain at once
-    /// and leaves the NIO future running. See `EventLoopFuture.cancellableWork`.
+    /// A cancellable promise that ends as this NIO future does; `cancel()` rejects the chain at once,
+    /// releases it, and leaves the NIO future running. See `EventLoopFuture.cancellableWork`.
     public func asCancellablePromise() -> CancellablePromise<Value> {
       cancellableWork.promise()
     }
