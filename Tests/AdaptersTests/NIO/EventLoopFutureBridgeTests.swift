@@ -114,9 +114,13 @@
         started.cancel()
         #expect(await started.outcome().failure?.isCancellation == true)
       }
+      // A consumer leaves the NIO future's shared callback before it reports: nothing stays.
+      #expect(forever.futureResult.waitingConsumerCount == 0)
       let last = await forever.futureResult.cancellableWork.start(as: style)
+      #expect(forever.futureResult.waitingConsumerCount == 1)
       forever.succeed(9)
       #expect(try await last.outcome().get() == 9)
+      #expect(forever.futureResult.waitingConsumerCount == nil, "the ended future's entry is gone")
     }
 
     @Test func aNIOFutureConvertsToAPromiseThatFollowsIt() async throws {
