@@ -26,7 +26,7 @@ extension CancelSource {
   ///   - clock: the clock that measures it, e.g. `SuspendingClock` or a test clock.
   public convenience init<C: Clock>(deadline: C.Instant, clock: C) where C.Duration == Duration {
     self.init()
-    cancel(after: max(clock.now.duration(to: deadline), .zero), scheduler: ClockDeadlineScheduler(clock: clock))
+    cancel(after: clock.now.delay(until: deadline), scheduler: ClockDeadlineScheduler(clock: clock))
   }
 
   /// Cancels with a ``TimeoutError`` when `deadline` passes, unless the source ends first.

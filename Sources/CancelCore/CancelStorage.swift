@@ -287,15 +287,14 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// stopped (and its closure released) as soon as the source ends another way.
   package func cancel(after delay: Duration, scheduler: some DeadlineScheduler) {
     guard !isCompleted else { return }
-    arm(at: ContinuousClock.now.advanced(by: delay), delay: delay, scheduler: scheduler)
+    arm(at: ContinuousClock.now.saturatingAdvanced(by: delay), delay: delay, scheduler: scheduler)
   }
 
   /// Cancels with a ``TimeoutError`` when `instant` passes (at once if it has), replacing any
   /// earlier deadline. `scheduler` measures the time left from now.
   package func cancel(at instant: ContinuousClock.Instant, scheduler: some DeadlineScheduler) {
     guard !isCompleted else { return }
-    let delay = max(ContinuousClock.now.duration(to: instant), .zero)
-    arm(at: instant, delay: delay, scheduler: scheduler)
+    arm(at: instant, delay: ContinuousClock.now.delay(until: instant), scheduler: scheduler)
   }
 
   private func arm(at instant: ContinuousClock.Instant, delay: Duration, scheduler: some DeadlineScheduler) {

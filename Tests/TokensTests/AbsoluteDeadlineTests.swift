@@ -14,6 +14,23 @@ struct AbsoluteDeadlineTests {
     #expect(time.pendingCount == 0)
   }
 
+  // Before the clamping these trapped with "Overflow in +"; each runs in a child process (an exit
+  // test) so that a trap fails this test, not the suite.
+  @Test func deadlinesAtTheEndsOfWhatADurationHoldsNeitherTrapNorFireEarly() async {
+    await #expect(processExitsWith: .success) {
+      let time = ManualDeadlineScheduler()
+      let far = CancellationRequest(timeout: .greatest, scheduler: time)
+      let start = ContinuousClock.now
+      let longAgo = start.advanced(by: .least)
+      while ContinuousClock.now == start {}  // the time from now to `longAgo` is below a Duration's range
+      let past = CancellationRequest(deadline: longAgo, scheduler: time)
+      far.cancel(after: .seconds(1e20), scheduler: time)
+      time.advance(by: .greatest)
+      precondition(past.token.reason is TimeoutError)
+      precondition(!far.token.isCancelled && far.token.deadline != nil)
+    }
+  }
+
   @Test func aTokenReadsItsRequestsDeadlineBack() {
     let deadline = ContinuousClock.now + .seconds(5)
     let request = CancellationRequest(deadline: deadline, scheduler: ManualDeadlineScheduler())

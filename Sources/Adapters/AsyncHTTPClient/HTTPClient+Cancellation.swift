@@ -64,9 +64,9 @@
 
   extension NIODeadline {
     /// The NIO deadline at the same moment as `instant` (both clocks are monotonic: the distance
-    /// from now carries over).
+    /// from now carries over); now for a past instant, NIO's distant future for one beyond it.
     init(continuous instant: ContinuousClock.Instant) {
-      self = .now() + TimeAmount(clamping: ContinuousClock.now.duration(to: instant))
+      self = .now() + TimeAmount(clamping: ContinuousClock.now.delay(until: instant))
     }
   }
 #endif

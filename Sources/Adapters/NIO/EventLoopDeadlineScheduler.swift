@@ -40,19 +40,19 @@
 
   extension TimeAmount {
     /// `duration` in nanoseconds, zero for a negative duration, NIO's longest for one too long.
+    /// Never traps, for any `Duration` (where `components` does beyond `Int64.max` seconds).
     init(clamping duration: Duration) {
       guard duration > .zero else {
         self = .zero
         return
       }
-      let (seconds, attoseconds) = duration.components
-      let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-      guard !overflow else {
+      guard duration < .nanoseconds(Int64.max) else {
         self = .nanoseconds(.max)
         return
       }
-      let (nanoseconds, sumOverflow) = whole.addingReportingOverflow(attoseconds / 1_000_000_000)
-      self = .nanoseconds(sumOverflow ? .max : nanoseconds)
+      // Fewer than `Int64.max` nanoseconds: the whole seconds times 10⁹ plus the rest fits.
+      let (seconds, attoseconds) = duration.components
+      self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
   }
 #endif

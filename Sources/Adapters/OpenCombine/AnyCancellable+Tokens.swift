@@ -23,7 +23,9 @@
     /// anywhere else. A token already cancelled cancels it at once (on `queue`, if given).
     ///
     /// The registration holds this `AnyCancellable` weakly: releasing it still ends the subscription
-    /// (as `AnyCancellable` does), and the token does not keep it alive.
+    /// (as `AnyCancellable` does), and the token does not keep it alive. The registration itself
+    /// stays on the token until the token ends or you unregister it (`AnyCancellable` cannot tell
+    /// us it went away): on a long-lived token, unregister it when the subscription ends.
     ///
     /// - Parameters:
     ///   - token: cancelling it cancels this subscription.

@@ -7,17 +7,22 @@
 
   extension CancellablePromise {
     /// Awaits this chain's value; a graceful shutdown of the current service cancels the chain with
-    /// ``GracefulShutdownError``, and so does cancelling the awaiting task (with
-    /// `PMKError.cancelled`).
+    /// ``GracefulShutdownError``, and cancelling the awaiting task cancels it with
+    /// `CancellationError()`.
     ///
     /// See ``withGracefulShutdownToken(isolation:_:)`` for where the cancel runs (never under
     /// Lifecycle's lock).
     ///
     /// - Returns: the chain member's value.
-    /// - Throws: ``GracefulShutdownError`` when a shutdown cancelled the chain, or the chain's error.
+    /// - Throws: ``GracefulShutdownError`` when a shutdown cancelled the chain, `CancellationError()`
+    ///   when the task's cancellation did, or the chain's error.
     public func cancelOnGracefulShutdown() async throws -> T {
       try await withGracefulShutdownToken { token in
-        let registration = token.onCancel { self.cancel(error: GracefulShutdownError()) }
+        // Only a shutdown: the task's cancellation (which cancels the token too) cancels the chain
+        // through `async()`, with `CancellationError()`.
+        let registration = token.onCancel { reason in
+          if reason is GracefulShutdownError { self.cancel(error: reason) }
+        }
         defer { registration.unregister() }
         return try await self.async()
       }
@@ -39,7 +44,7 @@
         defer { registration.unregister() }
         do {
           return try await self.async()
-        } catch  where error.isCancellation && token.isCancelled {
+        } catch  where error.isCancellation && token.reason is GracefulShutdownError {
           throw GracefulShutdownError()
         }
       }
@@ -65,7 +70,7 @@
           } onCancel: {
             self.cancel()
           }
-        } catch  where error.isCancellation && token.isCancelled {
+        } catch  where error.isCancellation && token.reason is GracefulShutdownError {
           throw GracefulShutdownError()
         }
       }

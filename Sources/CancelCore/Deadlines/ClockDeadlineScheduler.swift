@@ -22,7 +22,8 @@ public struct ClockDeadlineScheduler<C: Clock>: DeadlineScheduler where C.Durati
       var remaining = delay
       do {
         repeat {
-          let piece = min(remaining, Self.longestSleep)
+          // A negative delay sleeps zero (advancing `now` by it could go below what the clock holds).
+          let piece = min(max(remaining, .zero), Self.longestSleep)
           try await clock.sleep(until: clock.now.advanced(by: piece), tolerance: nil)
           remaining -= piece
         } while remaining > .zero

@@ -9,12 +9,17 @@
 ///
 /// Due actions run on the thread that advances time, in deadline order (ties in scheduling
 /// order), outside the scheduler's lock, so an action may schedule or cancel others.
+///
+/// Time stops at ``latestTime`` (`Int64.max` seconds, about 292 billion years) instead of
+/// overflowing: advancing further leaves ``now`` there, and a timer due later than that never
+/// fires (it stays pending until cancelled), as a Dispatch timer that far ahead never fires.
 public final class ManualDeadlineScheduler: CoreLockHost, DeadlineScheduler, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
   @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`.
 
   private struct State {
+    /// Between zero and `latestTime`.
     var now: Duration = .zero
     var nextID: UInt64 = 0
     /// The actions of the timers neither fired nor cancelled, by id.
@@ -38,8 +43,12 @@ public final class ManualDeadlineScheduler: CoreLockHost, DeadlineScheduler, @un
     precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
-  /// The time elapsed since creation, as advanced so far.
+  /// The time elapsed since creation, as advanced so far; at most ``latestTime``.
   public var now: Duration { lock.withLock { state.now } }
+
+  /// Where time stops: `Duration.seconds(Int64.max)`. ``advance(by:)`` and ``advance(to:)`` go
+  /// no further, and a timer due after it never fires.
+  public static var latestTime: Duration { .seconds(Int64.max) }
 
   /// The number of timers scheduled and neither fired nor cancelled. A cancelled timer is
   /// removed (and its action released) at once.
@@ -48,32 +57,49 @@ public final class ManualDeadlineScheduler: CoreLockHost, DeadlineScheduler, @un
   /// The number of deadlines the scheduler stores, cancelled ones not yet dropped included.
   package var storedTimerCount: Int { lock.withLock { state.queue.count } }
 
-  /// Schedules `action` at `now + delay`.
+  /// Schedules `action` at `now + delay`; never, if that is after ``latestTime``.
   public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Cancellable {
     let id = lock.withLock {
       state.nextID += 1
       state.actions[state.nextID] = action
-      state.queue.insert(DeadlineQueue.Entry(deadline: state.now + delay, id: state.nextID))
+      // A timer due after `latestTime` keeps its action (it is pending until cancelled) but no
+      // place in the queue: time never gets there.
+      if let deadline = Self.deadline(after: delay, from: state.now) {
+        state.queue.insert(DeadlineQueue.Entry(deadline: deadline, id: state.nextID))
+      }
       return state.nextID
     }
     return ManualTimerHandle(scheduler: self, id: id)
   }
 
-  /// Moves time forward by `delta` and runs every action that falls due, on this thread.
+  /// Moves time forward by `delta` (up to ``latestTime``) and runs every action that falls due, on
+  /// this thread.
   public func advance(by delta: Duration) {
-    let target = lock.withLock { state.now + delta }
+    let target = lock.withLock { Self.deadline(after: delta, from: state.now) ?? Self.latestTime }
     advance(to: target)
   }
 
-  /// Moves time forward to `time` (never backwards) and runs every action that falls due.
+  /// Moves time forward to `time` (never backwards, and no further than ``latestTime``) and runs
+  /// every action that falls due.
   ///
   /// Each due timer is taken in O(log n) of the timers scheduled, so advancing past n timers is
   /// O(n log n).
   public func advance(to time: Duration) {
+    let time = min(time, Self.latestTime)
     while let due = takeNextDue(notAfter: time) {
       due()
     }
     lock.withLock { state.now = max(state.now, time) }
+  }
+
+  /// `now + delay`, or `nil` if that is after `latestTime`. Never overflows: `now` is between zero
+  /// and `latestTime`, so the sum of it and a `delay` no later than `latestTime` fits a `Duration`
+  /// (which holds about eighteen times `latestTime` either way), and so does its sum with any
+  /// negative `delay`.
+  private static func deadline(after delay: Duration, from now: Duration) -> Duration? {
+    guard delay <= latestTime else { return nil }
+    let deadline = now + delay
+    return deadline <= latestTime ? deadline : nil
   }
 
   /// Removes and returns the earliest action due by `time`, advancing `now` to its deadline.

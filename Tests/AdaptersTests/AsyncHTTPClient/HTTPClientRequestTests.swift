@@ -70,6 +70,17 @@
       #expect(ContinuousClock.now >= deadline)
     }
 
+    // A deadline further off than `Int64.max` seconds made the conversion to a NIO deadline trap;
+    // it runs in a child process (an exit test) so that a trap fails this test, not the suite.
+    @Test func aDeadlineTooFarOffForNIOIsNIOsDistantFutureInsteadOfATrap() async throws {
+      await #expect(processExitsWith: .success) {
+        let server = try! LocalHTTPServer()
+        let farOff = ContinuousClock.now + .seconds(Int64.max) * 4
+        let response = try! await HTTPClient.shared.work(get: "\(server.baseURL)/fast", deadline: farOff).run()
+        precondition(response.status == .ok)
+      }
+    }
+
     @Test func theTokensDeadlineBecomesTheRequestsDeadline() async throws {
       let server = try LocalHTTPServer()
       // The token's own timer never fires (manual time): only the request's deadline can end it.

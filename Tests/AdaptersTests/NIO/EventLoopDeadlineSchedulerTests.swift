@@ -60,6 +60,23 @@
       #expect(source.signal.reason is CancellationError)
     }
 
+    // A delay beyond `Int64.max` seconds made the conversion to NIO's nanoseconds trap; it runs in
+    // a child process (an exit test) so that a trap fails this test, not the suite.
+    @Test func aDelayBeyondWhatASecondsCountHoldsNeverFiresInsteadOfTrapping() async {
+      await #expect(processExitsWith: .success) {
+        let loop = EmbeddedEventLoop()
+        let ran = Counter()
+        let scheduler = EventLoopDeadlineScheduler(eventLoop: loop)
+        let timers = [Duration.seconds(Int64.max) * 4, .greatest].map { delay in
+          scheduler.schedule(after: delay) { ran.increment() }
+        }
+        _ = scheduler.schedule(after: .least) { ran.increment() }
+        loop.advanceTime(by: .hours(24 * 365))
+        precondition(ran.value == 1)
+        for timer in timers { timer.cancel() }
+      }
+    }
+
     @Test func aZeroOrNegativeDelayFiresAtTheNextTickAndAHugeOneNever() throws {
       let loop = EmbeddedEventLoop()
       let ran = Counter()

@@ -1,5 +1,6 @@
 #if NIO
   import Adapters
+  import Dispatch
   import Futures
   import NIOCore
   import NIOEmbedded
@@ -64,6 +65,62 @@
       }
       #expect(outcome.failure is TimeoutError)
       await #expect(throws: TimeoutError.self) { try await nioPromise.futureResult.get() }
+    }
+
+    // A long-lived NIO future keeps every callback it was given until it ends (NIO cannot take one
+    // back): a cancelled consumer must leave nothing of its own there. The loop is held busy so
+    // that nothing the loop would run can release the consumer: before, the cancel only failed a
+    // relay promise, whose callbacks (and the consumer) waited for the loop to turn.
+    @Test func aCancelledConsumerOfAPendingNIOFutureReleasesItsCompletionAtOnce() async throws {
+      let forever = loop.makePromise(of: Int.self)
+      let gate = DispatchSemaphore(value: 0)
+      let loopHeld = OutcomeBox<Void>()
+      loop.execute {
+        loopHeld.deliver(.success(()))
+        gate.wait()
+      }
+      _ = await loopHeld.wait()
+      let stop = CancelSource()
+      let (captured, reported) = Self.startCapturing(forever.futureResult, signal: stop.signal)
+      #expect(captured.value != nil, "the consumer is released before any cancel")
+      stop.cancel()
+      #expect(captured.value == nil, "the cancelled consumer is still held while the NIO future is pending")
+      #expect(reported.values.count == 1 && reported.values.first == true)
+      gate.signal()
+      forever.succeed(1)
+      #expect(try await forever.futureResult.get() == 1)
+      #expect(reported.values.count == 1)
+    }
+
+    /// Starts `future`'s work with a completion that captures an object and records whether the
+    /// outcome was a cancellation; returns a weak view of the object (a function of its own, so
+    /// that no local of the test keeps the object alive).
+    static func startCapturing(
+      _ future: EventLoopFuture<Int>, signal: CancelSignal
+    ) -> (captured: WeakBox<Tracked>, reported: Recorder<Bool>) {
+      let captured = Tracked()
+      let reported = Recorder<Bool>()
+      future.cancellableWork.start(signal: signal) { result in
+        withExtendedLifetime(captured) { reported.record(result.failure?.isCancellation == true) }
+      }
+      return (WeakBox(captured), reported)
+    }
+
+    @Test(arguments: FacadeStyle.allCases)
+    func manyCancelledConsumersOfOnePendingNIOFutureEachEndOnceAndItStillEnds(style: FacadeStyle) async throws {
+      let forever = loop.makePromise(of: Int.self)
+      for _ in 0..<100 {
+        let started = await forever.futureResult.cancellableWork.start(as: style)
+        started.cancel()
+        #expect(await started.outcome().failure?.isCancellation == true)
+      }
+      // A consumer leaves the NIO future's shared callback before it reports: nothing stays.
+      #expect(forever.futureResult.waitingConsumerCount == 0)
+      let last = await forever.futureResult.cancellableWork.start(as: style)
+      #expect(forever.futureResult.waitingConsumerCount == 1)
+      forever.succeed(9)
+      #expect(try await last.outcome().get() == 9)
+      #expect(forever.futureResult.waitingConsumerCount == nil, "the ended future's entry is gone")
     }
 
     @Test func aNIOFutureConvertsToAPromiseThatFollowsIt() async throws {

@@ -77,6 +77,36 @@
       #expect(watched.cancels.value == 0)
     }
 
+    // A long-lived publisher keeps its subscribers until they cancel: a cancelled consumer's
+    // completion, and what it holds, is released at the cancel.
+    @Test func aCancelledConsumerOfALongLivedPublisherIsReleasedAtOnce() {
+      let subject = PassthroughSubjectBox()
+      let neverPromised = OpenCombine.Future<Int, TestFailure> { _ in }
+      let publishers = [subject.subject.eraseToAnyPublisher(), neverPromised.eraseToAnyPublisher()]
+      for publisher in publishers {
+        let stop = CancelSource()
+        let (captured, reported) = Self.startCapturing(publisher, signal: stop.signal)
+        #expect(captured.value != nil, "the consumer is released before any cancel")
+        stop.cancel()
+        #expect(captured.value == nil, "the cancelled consumer is still held by the publisher")
+        #expect(reported.values == [true])
+      }
+      withExtendedLifetime(neverPromised) {}
+    }
+
+    /// Starts `publisher`'s first-value work with a completion that captures an object and
+    /// records whether the outcome was a cancellation; returns a weak view of the object.
+    static func startCapturing(
+      _ publisher: AnyPublisher<Int, TestFailure>, signal: CancelSignal
+    ) -> (captured: WeakBox<Tracked>, reported: Recorder<Bool>) {
+      let captured = Tracked()
+      let reported = Recorder<Bool>()
+      publisher.firstValueWork.start(signal: signal) { result in
+        withExtendedLifetime(captured) { reported.record(result.failure?.isCancellation == true) }
+      }
+      return (WeakBox(captured), reported)
+    }
+
     @Test func cancellingAnAnyCancellableFromARequestCancelsItsToken() {
       let request = CancellationRequest()
       let cancellable = request.asAnyCancellable()

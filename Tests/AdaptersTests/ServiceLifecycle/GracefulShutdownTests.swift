@@ -6,6 +6,7 @@
   import ServiceLifecycleTestKit
   import TestSupport
   import Testing
+  import Tokens
 
   @Suite("ServiceLifecycle: graceful shutdown")
   struct GracefulShutdownTests {
@@ -117,6 +118,98 @@
         #expect((try? await chain.cancelOnGracefulShutdown()) == 4)
         trigger.triggerGracefulShutdown()
         #expect(!chain.isCancelled)
+      }
+    }
+
+    // A service group cancels its services' tasks when one fails or the shutdown runs out of time:
+    // code that polls only the token must stop then too. The token is cancelled inside the
+    // task's cancellation handler, which `cancel()` runs before it returns.
+    @Test func cancellingTheServicesTaskCancelsTheTokenWithCancellationError() async throws {
+      await testGracefulShutdown { _ in
+        let tokens = OutcomeBox<CancellationToken>()
+        let service = Task {
+          await withGracefulShutdownToken { token in
+            tokens.deliver(.success(token))
+            await token.cancelled()  // ends on the token's cancel, or on the task's
+          }
+        }
+        let token = try? await tokens.wait().get()
+        service.cancel()
+        #expect(token?.reason is CancellationError)
+        await service.value
+      }
+    }
+
+    @Test func aTaskAlreadyCancelledStartsTheBodyWithATokenCancelledByIt() async throws {
+      await testGracefulShutdown { _ in
+        let reason = await Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return await withGracefulShutdownToken { $0.reason }
+        }.value
+        #expect(reason is CancellationError)
+      }
+    }
+
+    @Test func aShutdownAndATaskCancellationBothBeforeTheBodyGiveTheShutdownAsTheReason() async throws {
+      await testGracefulShutdown { trigger in
+        trigger.triggerGracefulShutdown()
+        let reason = await Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return await withGracefulShutdownToken { $0.reason }
+        }.value
+        #expect(reason is GracefulShutdownError)
+      }
+    }
+
+    @Test func outsideAServiceGroupTheTasksCancellationStillCancelsTheToken() async throws {
+      let reason = await Task {
+        withUnsafeCurrentTask { $0?.cancel() }
+        return await withGracefulShutdownToken { $0.reason }
+      }.value
+      #expect(reason is CancellationError)
+    }
+
+    @Test func aTaskCancellationAfterTheBodyReturnedLeavesTheTokenNotCancelled() async throws {
+      let ended = Task { await withGracefulShutdownToken { $0 } }
+      let token = await ended.value
+      ended.cancel()
+      #expect(token.isCompleted && !token.isCancelled)
+    }
+
+    // The helpers tell the two apart: the task's cancellation is no shutdown.
+    @Test func cancellingTheTaskAwaitingAChainCancelsItWithCancellationErrorNotAShutdown() async throws {
+      await testGracefulShutdown { _ in
+        let (chain, _) = CancellablePromise<Int>.pending()
+        let value = Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return try await chain.cancelOnGracefulShutdown()
+        }
+        await #expect(throws: CancellationError.self) { try await value.value }
+        #expect(chain.cancelledError is CancellationError)
+      }
+    }
+
+    @Test func cancellingTheTaskAwaitingAFutureThrowsCancellationErrorNotAShutdown() async throws {
+      await testGracefulShutdown { _ in
+        let producer = Futures.Promise<Int>()
+        producer.onRequestCancel(.immediate) { _ in .complete(.cancelled) }
+        let value = Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return try await producer.future.cancelOnGracefulShutdown()
+        }
+        await #expect(throws: CancellationError.self) { try await value.value }
+      }
+    }
+
+    @Test func cancellingTheTaskAwaitingATaskThrowsItsErrorNotAShutdown() async throws {
+      await testGracefulShutdown { _ in
+        let task = Task { try await suspendUntilCancelled() }
+        let value = Task {
+          withUnsafeCurrentTask { $0?.cancel() }
+          return try await task.cancelOnGracefulShutdown()
+        }
+        await #expect(throws: CancellationError.self) { try await value.value }
+        #expect(task.isCancelled)
       }
     }
   }

@@ -1,0 +1,45 @@
+import CancelCore
+import TestSupport
+import Testing
+
+@Suite("IdentityTable: one shared object per live key")
+struct IdentityTableTests {
+  final class Shared: Sendable {}
+
+  @Test func theFirstCallMakesTheSharedObjectAndLaterCallsJoinIt() {
+    let table = IdentityTable<Shared>()
+    let key = Tracked()
+    let first = table.shared(for: key) { Shared() }
+    let second = table.shared(for: key) { Shared() }
+    #expect(first.isNew && !second.isNew)
+    #expect(first.shared === second.shared)
+    #expect(table.existing(for: key) === first.shared)
+    #expect(table.existing(for: Tracked()) == nil)
+  }
+
+  @Test func removingTakesOnlyTheEntryThatStillHoldsTheGivenObject() {
+    let table = IdentityTable<Shared>()
+    let key = Tracked()
+    let first = table.shared(for: key) { Shared() }.shared
+    table.remove(ObjectIdentifier(key), ifShared: Shared())  // another object: nothing happens
+    #expect(table.existing(for: key) === first)
+    table.remove(ObjectIdentifier(key), ifShared: first)
+    #expect(table.existing(for: key) == nil)
+    let next = table.shared(for: key) { Shared() }
+    #expect(next.isNew && next.shared !== first)
+    table.remove(ObjectIdentifier(key), ifShared: first)  // a late remove of the old one
+    #expect(table.existing(for: key) === next.shared)
+  }
+
+  @Test func entriesOfFreedKeysAreDroppedAsTheTableGrowsAndTheirObjectsReleased() {
+    let table = IdentityTable<Shared>()
+    var released: [WeakBox<Shared>] = []
+    for _ in 0..<1_000 {
+      let key = Tracked()  // freed at the end of each turn, never removed
+      let shared = table.shared(for: key) { Shared() }.shared
+      released.append(WeakBox(shared))
+    }
+    #expect(table.count < 128)
+    #expect(released.dropLast(128).allSatisfy { $0.value == nil })
+  }
+}
