@@ -37,7 +37,9 @@ public enum Stress {
 /// Each iteration makes a fresh value with `setup`, releases both threads at the same moment (a
 /// spinning barrier, so neither has a head start of a thread wake-up), waits for both, then calls
 /// `check` on the calling thread. The second thread is a dedicated `Thread`, so the two really run
-/// in parallel on a two-core machine.
+/// in parallel on a two-core machine. A thread that has spun for a while without the other one
+/// arriving sleeps until it does: on a machine whose cores are busy with other work the other
+/// thread may not be running at all, and spinning (even yielding) would starve it.
 public func race<State: Sendable>(
   iterations: Int,
   setup: () -> State,
@@ -50,7 +52,7 @@ public func race<State: Sendable>(
     for iteration in 1...iterations {
       mailbox.waitUntil(mailbox.go, reaches: iteration)
       second(mailbox.value!)
-      mailbox.done.store(iteration, ordering: .releasing)
+      mailbox.publish(mailbox.done, iteration)
     }
   }
   worker.stackSize = 1 << 20
@@ -58,7 +60,7 @@ public func race<State: Sendable>(
   for iteration in 1...iterations {
     let state = setup()
     mailbox.value = state
-    mailbox.go.store(iteration, ordering: .releasing)
+    mailbox.publish(mailbox.go, iteration)
     first(state)
     mailbox.waitUntil(mailbox.done, reaches: iteration)
     mailbox.value = nil
@@ -71,16 +73,42 @@ public func race<State: Sendable>(
 // Safety of `@unchecked Sendable`: `value` is written by the driving thread before it publishes
 // the iteration number with a releasing store to `go`, and read by the worker only after an
 // acquiring load of `go` shows that number; it is cleared only after `done` shows the worker
-// finished with it.
+// finished with it. `condition` guards the sleeping waiters (see `publish` and `waitUntil`).
 private final class Mailbox<State>: @unchecked Sendable {
   let go = ManagedAtomic<Int>(0)
   let done = ManagedAtomic<Int>(0)
   var value: State?
+  /// The number of threads asleep in `waitUntil` (or about to be).
+  private let sleepers = ManagedAtomic<Int>(0)
+  private let condition = NSCondition()
 
+  /// Stores `value` in `counter` and wakes a thread asleep waiting for it. The store and the
+  /// sleepers' count are sequentially consistent, as the waiter's count and load are, so either the
+  /// waiter sees the new value before it sleeps or this call sees the waiter and wakes it (under
+  /// the condition's lock, which the waiter holds from counting itself until it sleeps).
+  func publish(_ counter: ManagedAtomic<Int>, _ value: Int) {
+    counter.store(value, ordering: .sequentiallyConsistent)
+    if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+      condition.lock()
+      condition.broadcast()
+      condition.unlock()
+    }
+  }
+
+  /// Returns once `counter` reaches `target`: spinning first (so both threads start together when
+  /// both are running), then yielding, then asleep until `publish` wakes it.
   func waitUntil(_ counter: ManagedAtomic<Int>, reaches target: Int) {
     var spins = 0
     while counter.load(ordering: .acquiring) < target {
       spins += 1
+      if spins > 2_000 {
+        condition.lock()
+        sleepers.wrappingIncrement(ordering: .sequentiallyConsistent)
+        while counter.load(ordering: .sequentiallyConsistent) < target { condition.wait() }
+        sleepers.wrappingDecrement(ordering: .sequentiallyConsistent)
+        condition.unlock()
+        return
+      }
       if spins > 200 { sched_yield() }
     }
   }
