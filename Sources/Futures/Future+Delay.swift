@@ -7,7 +7,7 @@ extension Future {
   ///
   /// - Parameters:
   ///   - delay: the delay in seconds; negative, negative infinity and NaN count as zero, positive
-  ///     infinity (or more than a `Duration` holds) as never.
+  ///     infinity (or more than `Int64.max` seconds) as never.
   ///   - value: the value.
   public convenience init(afterDelay delay: TimeInterval, success value: T) {
     self.init(afterDelay: delay, success: value, scheduler: .dispatch)
@@ -21,8 +21,8 @@ extension Future {
   ///
   /// - Parameters:
   ///   - delay: the delay in seconds; negative, negative infinity and NaN count as zero (the
-  ///     future succeeds when the scheduler next fires); positive infinity, or more than a
-  ///     `Duration` holds, counts as never (no timer is started; a request still cancels it).
+  ///     future succeeds when the scheduler next fires); positive infinity, or more than
+  ///     `Int64.max` seconds, counts as never (no timer is started; a request still cancels it).
   ///   - value: the value.
   ///   - scheduler: the timer source.
   public convenience init(afterDelay delay: TimeInterval, success value: T, scheduler: some DeadlineScheduler) {

@@ -1,6 +1,6 @@
 extension Duration {
   /// The delay `seconds` asks for, for the facades' APIs that take a `TimeInterval`: `nil` for
-  /// "never" (positive infinity, or more than a `Duration` holds); zero for "now" (negative
+  /// "never" (positive infinity, or more than `Int64.max` seconds); zero for "now" (negative
   /// values, negative infinity and NaN). Never traps, where `Duration.seconds(_:)` does on a
   /// non-finite or too large value.
   ///
