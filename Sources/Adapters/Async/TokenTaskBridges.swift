@@ -20,7 +20,7 @@ import Tokens
 ///
 /// If the token was cancelled and the operation then throws (the `CancellationError` of an
 /// interrupted `Task.sleep`, or any failure of the stopped work), the call throws the token's
-/// ``CancellationToken/reason`` instead: a ``TimeoutError`` for a request with a deadline, the
+/// `reason` instead: a `TimeoutError` for a request with a deadline, the
 /// reason given to `cancel(reason:)` otherwise. A value the operation still returns is returned.
 ///
 /// Cancellation flows one way: cancelling the task does not cancel the token (use
