@@ -76,6 +76,9 @@ def main():
         checkouts = os.path.join(os.path.dirname(build), "checkouts")
         for mm in glob.glob(os.path.join(checkouts, "**", "include", "module.modulemap"), recursive=True):
             found += ["-I", os.path.dirname(mm)]
+        # The module maps SwiftPM writes for C targets that have none of their own (NIO's).
+        for mm in glob.glob(os.path.join(os.path.realpath(build), "*.build", "module.modulemap")):
+            found += ["-I", os.path.dirname(mm)]
         return found
 
     failures = checked = 0
