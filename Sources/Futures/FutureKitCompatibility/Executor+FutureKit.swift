@@ -20,7 +20,8 @@ extension Executor: CustomStringConvertible {
     case .async: return "Async"
     case .current: return "Current"
     case .immediate: return "Immediate"
-    case .queue(let queue): return queue === DispatchQueue.main ? "MainAsync" : "Queue(\(queue.label))"
+    case .queue(let queue):
+      return queue.getSpecific(key: mainQueueMarker) == true ? "MainAsync" : "Queue(\(queue.label))"
     case .operationQueue(let queue): return "OperationQueue(\(queue.name ?? "??"))"
     case .custom: return "Custom"
     }
@@ -59,8 +60,9 @@ extension Executor: CustomStringConvertible {
   ///   - block: the work; a thrown error fails the future.
   /// - Returns: a future of `block`'s value.
   @discardableResult
-  public func execute<S: Sendable>(afterDelay delay: TimeInterval, block: @escaping @Sendable () throws -> S) -> Future<S>
-  {
+  public func execute<S: Sendable>(afterDelay delay: TimeInterval, block: @escaping @Sendable () throws -> S) -> Future<
+    S
+  > {
     execute(afterDelay: delay, scheduler: .dispatch, block: block)
   }
 
@@ -138,3 +140,11 @@ extension Executor: CustomStringConvertible {
     }
   }
 }
+
+/// Marks the main queue, for ``Executor/description`` (on Linux `DispatchQueue.main` returns a new
+/// object on each call, so identity cannot tell it).
+private let mainQueueMarker: DispatchSpecificKey<Bool> = {
+  let key = DispatchSpecificKey<Bool>()
+  DispatchQueue.main.setSpecific(key: key, value: true)
+  return key
+}()

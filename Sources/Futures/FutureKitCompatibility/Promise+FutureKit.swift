@@ -144,8 +144,9 @@ extension Promise {
   ///   - delay: the delay in seconds, read as by ``automaticallyCancel(afterDelay:scheduler:)``.
   ///   - error: the error.
   ///   - scheduler: the timer source.
-  public func automaticallyFail(afterDelay delay: TimeInterval, with error: any Error, scheduler: some DeadlineScheduler)
-  {
+  public func automaticallyFail(
+    afterDelay delay: TimeInterval, with error: any Error, scheduler: some DeadlineScheduler
+  ) {
     automaticallyCancelOnRequestCancel()
     completeAfter(delay, scheduler: scheduler) { $0.failIfNotCompleted(error) }
   }
