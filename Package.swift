@@ -71,6 +71,10 @@ let package = Package(
     .executableTarget(
       name: "LeakCheck", dependencies: ["ExampleScenarios", "Tokens", "Promises", "Futures", "Adapters"]),
 
+    // The workloads whose instruction and malloc counts CI checks against Benchmarks/Thresholds/
+    // (scripts/check-instruction-counts.sh); not a product.
+    .executableTarget(name: "InstructionCounts", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
+
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(
       name: "TestSupport", dependencies: ["CancelCore", .product(name: "Atomics", package: "swift-atomics")],

@@ -2,12 +2,19 @@
 ///
 /// Links are a case of their own rather than a closure so that cancelling a chain of linked
 /// sources can run as a loop instead of a recursion (see `CancelStorage+Propagation.swift`).
+///
+/// `@unchecked Sendable` because the two cancel cases hold closures that need not be `@Sendable`:
+/// each is either `@Sendable` or was *sent* by its registrant (`CancelSignal.onCancel` takes a
+/// `sending` closure), so nothing else can reach its captures; the storage that holds it runs it
+/// at most once, or releases it, on one thread, under no lock, and hands it between threads only
+/// through its lock. Storing the sent closure as it is costs nothing, where converting it to a
+/// `@Sendable` type would wrap it in a reabstraction thunk (two allocations per registration).
 @usableFromInline
-package enum CancelHandler: Sendable {
+package enum CancelHandler: @unchecked Sendable {
   /// Runs only if the source is cancelled.
-  case onCancel(@Sendable () -> Void)
+  case onCancel(() -> Void)
   /// Runs only if the source is cancelled, and receives the reason.
-  case onCancelWithReason(@Sendable (any Error) -> Void)
+  case onCancelWithReason((any Error) -> Void)
   /// Runs when the source ends either way; receives whether it was cancelled.
   case onComplete(@Sendable (_ cancelled: Bool) -> Void)
   /// A linked child: cancelled with this source's reason when this source is cancelled.

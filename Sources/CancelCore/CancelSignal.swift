@@ -57,17 +57,15 @@ public struct CancelSignal: Sendable, Hashable {
   /// - Returns: a handle whose `unregister()` removes the handler before it runs.
   @discardableResult
   public func onCancel(_ handler: sending @escaping () -> Void) -> CancelRegistration {
-    storage.register(.onCancel(unsafeBitCast(handler, to: (@Sendable () -> Void).self)))
+    storage.register(.onCancel(handler))
   }
 
   /// Runs `handler` with the reason when the source is cancelled. Same rules as ``onCancel(_:)``.
   @discardableResult
   public func onCancel(_ handler: sending @escaping (_ reason: any Error) -> Void) -> CancelRegistration {
-    storage.register(.onCancelWithReason(unsafeBitCast(handler, to: (@Sendable (any Error) -> Void).self)))
+    storage.register(.onCancelWithReason(handler))
   }
-  // Safety of the casts to `@Sendable`: the closure was sent, so nothing of the caller's can still
-  // reach what it captured, and the storage calls it at most once (or releases it) on one thread:
-  // its captures are never used by two threads at once. The two function types share one layout.
+  // The sent closures are stored as they are: see `CancelHandler` for why that is safe.
 
   /// Runs `handler` when the source ends either way: with `true` if it was cancelled, with `false`
   /// if it closed without cancellation.
