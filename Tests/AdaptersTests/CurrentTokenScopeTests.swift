@@ -211,6 +211,20 @@ struct CurrentTokenScopeTests {
     #expect(reasons == ["schedule true", "item true", "operation true", "notification true", "data true"])
   }
 
+  /// A token given to an adapter replaces the current one for that call; it does not combine.
+  @Test func aTokenGivenExplicitlyReplacesTheCurrentOne() async throws {
+    let scope = CancellationRequest()
+    scope.cancel(reason: Outer())
+    let deadline = ContinuousClock.now + .seconds(30)
+    let own = CancellationRequest(deadline: deadline, scheduler: ManualDeadlineScheduler())
+    let result = await withCheckedContinuation { continuation in
+      CancellationToken.withCurrent(scope.token) {
+        Self.signalProbe.start(token: own.token) { continuation.resume(returning: $0) }
+      }
+    }
+    #expect(try result.get() == deadline, "started on its own token: not cancelled, its deadline")
+  }
+
   @Test func aChildProcessUnderACancelledScopeIsNeverStarted() async throws {
     let request = CancellationRequest()
     request.cancel(reason: Outer())

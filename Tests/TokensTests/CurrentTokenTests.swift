@@ -158,6 +158,18 @@ struct CurrentTokenTests {
     #expect(noneOutside == outer.token)
   }
 
+  /// A block submitted to a queue runs outside the scope: the current token does not travel
+  /// with it (hand it over explicitly).
+  @Test func aBlockSubmittedToAQueueDoesNotSeeTheScope() async {
+    let request = CancellationRequest()
+    let seen: CancellationToken? = await withCheckedContinuation { continuation in
+      CancellationToken.withCurrent(request.token) {
+        DispatchQueue.global().async { continuation.resume(returning: CancellationToken.current) }
+      }
+    }
+    #expect(seen == nil)
+  }
+
   /// Code that is not in any task (a thread of its own) binds and reads the token too.
   @Test func aThreadOutsideAnyTaskBindsAndReadsTheToken() async {
     let request = CancellationRequest()
