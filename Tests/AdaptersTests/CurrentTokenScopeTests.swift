@@ -254,6 +254,18 @@ struct CurrentTokenScopeTests {
     #expect(joined.error is Outer)
   }
 
+  /// `promise()` and `future()` of a work are promises and futures: started under a cancelled
+  /// scope, they run on their own signal, not the scope's.
+  @Test func workStartedAsAPromiseOrAFutureDoesNotJoinTheScope() async throws {
+    let request = CancellationRequest()
+    request.cancel(reason: Outer())
+    let (promise, future) = CancellationToken.withCurrent(request.token) {
+      (Self.signalProbe.promise(), Self.signalProbe.future())
+    }
+    #expect(try await promise.async() == nil)
+    #expect(future.value == .some(nil))
+  }
+
   @Test func joiningOutsideAnyScopeDoesNothing() {
     let promise = CancellablePromise<Int>.pending().promise.joiningCurrentToken()
     let future = Futures.Promise<Int>().future.joiningCurrentToken()
