@@ -162,7 +162,8 @@ struct CurrentTokenScopeTests {
   }
 
   /// Nothing cancels a task here: only the current token can stop the transfer.
-  @Test func aURLSessionTransferStartedUnderASynchronousScopeIsStoppedByIt() async throws {
+  // Without the current token this would wait for work that is never stopped: bounded.
+  @Test(.timeLimit(.minutes(1))) func aURLSessionTransferStartedUnderASynchronousScopeIsStoppedByIt() async throws {
     let server = try LocalHTTPServer()
     let request = CancellationRequest()
     let url = server.baseURL.appendingPathComponent("slow")
@@ -180,7 +181,8 @@ struct CurrentTokenScopeTests {
     #expect(end.clientClosedEarly)
   }
 
-  @Test func theTokenFormsWithoutATokenUseTheCurrentOne() async throws {
+  // Without the current token this would wait for work that is never stopped: bounded.
+  @Test(.timeLimit(.minutes(1))) func theTokenFormsWithoutATokenUseTheCurrentOne() async throws {
     let request = CancellationRequest()
     request.cancel(reason: Outer())
     let session = URLSession.shared
