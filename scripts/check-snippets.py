@@ -29,7 +29,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The Markdown files whose blocks compile today; add a file once its blocks do.
-CHECKED = ["README.md", "docs/semantics.md", "docs/migrating-from-futurekit.md"]
+CHECKED = ["README.md", "docs/semantics.md", "docs/migrating-from-futurekit.md", "docs/cancellation-across-tasks.md"]
 # The debug build whose modules the blocks are checked against.
 BUILD = os.environ.get("SNIPPET_BUILD", os.path.join(ROOT, ".build", "debug"))
 TRAITS_BUILD = os.environ.get("SNIPPET_TRAITS_BUILD")

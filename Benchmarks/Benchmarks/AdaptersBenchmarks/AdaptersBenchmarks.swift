@@ -68,6 +68,38 @@ let benchmarks: @Sendable () -> Void = {
     }
   }
 
+  // MARK: the current token: an adapter given no token, outside any scope, beside the same call
+  // given one (issue 30's budget: at most 5 % slower), and the lookup itself
+
+  Benchmark("run: CancellableWork reporting at once, explicit CancellationToken.none") { benchmark async throws in
+    for _ in benchmark.scaledIterations {
+      blackHole(try await immediate.run(token: CancellationToken.none))
+    }
+  }
+  Benchmark("start: CancellableWork reporting at once, no token, no scope") { benchmark in
+    for _ in benchmark.scaledIterations {
+      immediate.start { blackHole($0) }
+    }
+  }
+  Benchmark("start: CancellableWork reporting at once, explicit signal") { benchmark in
+    for _ in benchmark.scaledIterations {
+      immediate.start(signal: .never) { blackHole($0) }
+    }
+  }
+  Benchmark("read: CancellationToken.current, no scope") { benchmark in
+    for _ in benchmark.scaledIterations {
+      blackHole(CancellationToken.current)
+    }
+  }
+  Benchmark("read: CancellationToken.current, in a scope") { benchmark in
+    let request = CancellationRequest()
+    CancellationToken.withCurrent(request.token) {
+      for _ in benchmark.scaledIterations {
+        blackHole(CancellationToken.current)
+      }
+    }
+  }
+
   // MARK: awaiting a cancellable promise
 
   Benchmark("await: CancellablePromise.async(), resolved") { benchmark async throws in

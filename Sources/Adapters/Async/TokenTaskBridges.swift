@@ -26,6 +26,14 @@ import Tokens
 /// Cancellation flows one way: cancelling the task does not cancel the token (use
 /// ``withTaskCancellationToken(isolation:_:)`` for that direction).
 ///
+/// **The token becomes the task's current token** (`CancellationToken.current`) for the
+/// operation and its child tasks, so adapters started inside without a token of their own (a
+/// `CancellableWork`'s `run()`, URLSession work, `ChildProcess`, AsyncHTTPClient requests) are
+/// stopped by it, with its reason, and carry its deadline. Nested calls combine: inside, the
+/// current token is cancelled when this token or an enclosing call's token is (the first reason
+/// wins), its `deadline` is the earliest of theirs, and the call throws that reason. After the
+/// call the enclosing current token is back. See <doc:CancellationAcrossTasks>.
+///
 /// - Parameters:
 ///   - token: the token whose cancellation cancels the operation.
 ///   - isolation: the actor the call runs on; the caller's, by default.
@@ -38,7 +46,9 @@ public func withCancellationToken<T>(
   isolation: isolated (any Actor)? = #isolation,
   operation: () async throws -> T
 ) async throws -> T {
-  try await withCancellation(of: token.signal, isolation: isolation, operation: operation)
+  try await CancellationToken.withCurrentBound(token, isolation: isolation) { current in
+    try await withCancellation(of: current.signal, isolation: isolation, operation: operation)
+  }
 }
 
 /// Runs `operation` with a token that is cancelled when the current task is.

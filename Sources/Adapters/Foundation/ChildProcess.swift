@@ -55,7 +55,8 @@
     ///   - environment: its environment; `nil` inherits this process's.
     ///   - currentDirectoryURL: its working directory; `nil` inherits this process's.
     ///   - signal: cancelling it stops the child's whole process group (`SIGTERM`, then `SIGKILL`
-    ///     after `gracePeriod`).
+    ///     after `gracePeriod`). By default the current token's signal (`CancellationToken.current`,
+    ///     read when the call is made), or `.never` outside any scope.
     ///   - gracePeriod: how long the group may take to exit after `SIGTERM`.
     ///   - scheduler: the timer for the grace period (inject a `ManualDeadlineScheduler` in tests).
     ///   - launched: called once, on a background thread, with the child's process identifier
@@ -69,7 +70,7 @@
       arguments: [String] = [],
       environment: [String: String]? = nil,
       currentDirectoryURL: URL? = nil,
-      signal: CancelSignal = .never,
+      signal: CancelSignal = CancellationToken.current?.signal ?? .never,
       gracePeriod: Duration = defaultGracePeriod,
       scheduler: some DeadlineScheduler = .dispatch,
       launched: @escaping @Sendable (_ processIdentifier: Int32) -> Void = { _ in },

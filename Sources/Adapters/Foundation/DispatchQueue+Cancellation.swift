@@ -117,18 +117,24 @@ extension DispatchQueue {
   }
 
   /// Runs `work` on this queue after `delay` unless `token` is cancelled first. The token form of
-  /// ``schedule(after:signal:execute:completion:)``; same rules.
+  /// ``schedule(after:signal:execute:completion:)``; same rules. Without a `token`, the current
+  /// token (`CancellationToken.current`, read when the call is made) stops it; outside any scope
+  /// nothing does.
   public func schedule<T: Sendable>(
-    after delay: Duration = .zero, token: CancellationToken, execute work: @escaping @Sendable () throws -> T,
+    after delay: Duration = .zero, token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
+    execute work: @escaping @Sendable () throws -> T,
     completion: @escaping @Sendable (Swift.Result<T, any Error>) -> Void
   ) {
     schedule(after: delay, signal: token.signal, execute: work, completion: completion)
   }
 
   /// Submits a work item you own, cancelling it when `token` is cancelled. The token form of
-  /// ``async(_:after:signal:completion:)``; same rules.
+  /// ``async(_:after:signal:completion:)``; same rules. Without a `token`, the current token
+  /// (`CancellationToken.current`, read when the call is made) cancels it; outside any scope
+  /// nothing does.
   public func async(
-    _ item: DispatchWorkItem, after delay: Duration = .zero, token: CancellationToken,
+    _ item: DispatchWorkItem, after delay: Duration = .zero,
+    token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
     async(item, after: delay, signal: token.signal, completion: completion)

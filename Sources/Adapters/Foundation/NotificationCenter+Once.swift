@@ -66,9 +66,12 @@ extension NotificationCenter {
   }
 
   /// Waits for the next notification named `name`, and stops observing when `token` is cancelled.
-  /// The token form of ``observeOnce(_:object:signal:completion:)``; same rules.
+  /// The token form of ``observeOnce(_:object:signal:completion:)``; same rules. Without a
+  /// `token`, the current token (`CancellationToken.current`, read when the call is made) stops
+  /// observing; outside any scope nothing does.
   public func observeOnce(
-    _ name: Notification.Name, object: AnyObject? = nil, token: CancellationToken,
+    _ name: Notification.Name, object: AnyObject? = nil,
+    token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     completion: @escaping @Sendable (Swift.Result<Notification, any Error>) -> Void
   ) {
     observeOnce(name, object: object, signal: token.signal, completion: completion)

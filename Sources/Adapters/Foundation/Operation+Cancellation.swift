@@ -81,9 +81,10 @@ extension OperationQueue {
   /// Adds `operation` to this queue, tying its cancellation to `token` in both directions as far
   /// as the outcome goes. The token form of ``addOperation(_:signal:completion:)``; same rules
   /// (cancelling the operation ends the outcome cancelled; it cannot cancel the token, which
-  /// belongs to its request).
+  /// belongs to its request). Without a `token`, the current token (`CancellationToken.current`,
+  /// read when the call is made) cancels it; outside any scope nothing does.
   public func addOperation(
-    _ operation: Operation, token: CancellationToken,
+    _ operation: Operation, token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     completion: @escaping @Sendable (Swift.Result<Void, any Error>) -> Void
   ) {
     addOperation(operation, signal: token.signal, completion: completion)

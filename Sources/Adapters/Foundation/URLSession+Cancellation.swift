@@ -158,30 +158,35 @@ extension URLSession {
   }
 
   /// Starts a data task that `token` stops. The token form of
-  /// `dataTask(with:signal:completion:)`; same rules.
+  /// `dataTask(with:signal:completion:)`; same rules. Without a `token`, the current token
+  /// (`CancellationToken.current`, read when the call is made) stops it; outside any scope
+  /// nothing does.
   @discardableResult
   public func dataTask(
-    with request: URLRequest, token: CancellationToken,
+    with request: URLRequest, token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     completion: @escaping @Sendable (Swift.Result<DataResponse, any Error>) -> Void
   ) -> URLSessionDataTask? {
     dataTask(with: request, signal: token.signal, completion: completion)
   }
 
   /// Starts a download task that `token` stops. The token form of
-  /// `downloadTask(with:signal:completion:)`; same rules.
+  /// `downloadTask(with:signal:completion:)`; same rules. Without a `token`, the current token
+  /// stops it, as for `dataTask(with:token:completion:)`.
   @discardableResult
   public func downloadTask(
-    with request: URLRequest, token: CancellationToken,
+    with request: URLRequest, token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     completion: @escaping @Sendable (Swift.Result<DownloadResponse, any Error>) -> Void
   ) -> URLSessionDownloadTask? {
     downloadTask(with: request, signal: token.signal, completion: completion)
   }
 
   /// Starts an upload task that `token` stops. The token form of
-  /// `uploadTask(with:from:signal:completion:)`; same rules.
+  /// `uploadTask(with:from:signal:completion:)`; same rules. Without a `token`, the current token
+  /// stops it, as for `dataTask(with:token:completion:)`.
   @discardableResult
   public func uploadTask(
-    with request: URLRequest, from body: Data, token: CancellationToken,
+    with request: URLRequest, from body: Data,
+    token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     completion: @escaping @Sendable (Swift.Result<DataResponse, any Error>) -> Void
   ) -> URLSessionUploadTask? {
     uploadTask(with: request, from: body, signal: token.signal, completion: completion)

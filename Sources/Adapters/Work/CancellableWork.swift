@@ -44,11 +44,18 @@ public struct CancellableWork<Value: Sendable>: Sendable {
 
   /// Starts the work; cancelling `signal` stops it.
   ///
+  /// Without a `signal`, the work is stopped by the current token
+  /// (`CancellationToken.current`, read when the call is made) and carries its deadline; outside
+  /// any scope it runs to its end.
+  ///
   /// - Parameters:
-  ///   - signal: stops the work when cancelled; `.never` to run it to its end.
+  ///   - signal: stops the work when cancelled; `.never` to run it to its end. By default, the
+  ///     current token's signal, or `.never` outside any scope.
   ///   - completion: called exactly once with the outcome; the thread depends on the work (each
   ///     adapter documents it).
-  @inlinable public func start(signal: CancelSignal = .never, completion: @escaping Completion) {
+  @inlinable public func start(
+    signal: CancelSignal = CancellationToken.current?.signal ?? .never, completion: @escaping Completion
+  ) {
     engine(signal, completion)
   }
 
@@ -61,15 +68,22 @@ public struct CancellableWork<Value: Sendable>: Sendable {
     engine(token.signal, completion)
   }
 
-  /// Runs the work and returns its value; cancelling the current task stops it.
+  /// Runs the work and returns its value; cancelling the current task, or the current token,
+  /// stops it.
   ///
-  /// If the task is already cancelled, the work does not start and this throws at once.
+  /// Inside a scope (`withCancellationToken(_:operation:)`, `CancellationToken.withCurrent(_:operation:)`)
+  /// this is ``run(token:)`` with `CancellationToken.current`: the work is stopped with the token's
+  /// reason and carries its deadline. Outside any scope only the task's cancellation stops it.
+  ///
+  /// If the task or the current token is already cancelled, the work does not start and this
+  /// throws at once.
   ///
   /// - Returns: the work's value.
-  /// - Throws: `CancellationError()` when the task's cancellation stopped the work, or the
-  ///   work's own error.
+  /// - Throws: the current token's reason when it stopped the work, `CancellationError()` when the
+  ///   task's cancellation did, or the work's own error.
   public func run() async throws -> Value {
-    try await run(stoppedBy: CancelSource())
+    if let token = CancellationToken.current { return try await run(token: token) }
+    return try await run(stoppedBy: CancelSource())
   }
 
   /// Runs the work and returns its value; cancelling the current task or `token` stops it.
@@ -79,7 +93,14 @@ public struct CancellableWork<Value: Sendable>: Sendable {
   /// - Throws: the token's reason, `CancellationError()` when the task's cancellation stopped the
   ///   work, or the work's own error.
   public func run(token: CancellationToken) async throws -> Value {
-    try await run(stoppedBy: CancelSource(linkedTo: token.signal))
+    do {
+      return try await run(stoppedBy: CancelSource(linkedTo: token.signal))
+    } catch {
+      // The token may also have cancelled the task (inside `withCancellationToken`), and which of
+      // the two stopped the work first is not ordered: the token's reason is the outcome either way.
+      if error is CancellationError, let reason = token.reason { throw reason }
+      throw error
+    }
   }
 
   /// Runs the work on `stop`'s signal, cancelling `stop` when the current task is cancelled.

@@ -13,8 +13,10 @@
 /// other awaits (see ``withCancellation(of:isolation:operation:)``). The timer is stopped when the
 /// operation ends.
 ///
-/// The name leaves `withDeadline` to the standard library (SE-0526), whose version will run the
-/// operation under a deadline of the task itself.
+/// The name leaves `withDeadline` to the standard library (SE-0526, accepted), whose version runs
+/// the operation under a deadline of the task itself and reports its expiry as a
+/// `CancellationError` with the reason `.deadlineExpired`; this one keeps throwing ``TimeoutError``
+/// (docs/mixing-facades-and-async-await.md maps the two).
 ///
 /// - Parameters:
 ///   - deadline: when to give up, on the continuous clock.
