@@ -43,6 +43,28 @@ extension CancelStorage {
     }
   }
 
+  /// Inside a handler (or member action) of a cancel running on this thread, ends the sources
+  /// whose cancel this thread queued meanwhile (their handlers and members run now, and what they
+  /// queue in turn); otherwise does nothing. Returns whether it ran any.
+  ///
+  /// For blocking waits (see `BlockingWait`): a handler that cancels a chain and then waits for a
+  /// stage of it would otherwise wait for the rejection its own cancel queued.
+  @discardableResult
+  package static func runQueuedCancels() -> Bool {
+    var ran = false
+    ThreadCancelLoop.withCurrent { loop in
+      guard loop.isRunning else { return }
+      while loop.hasQueued {
+        ran = true
+        var queued: [EndedSource] = []
+        swap(&queued, &loop.queued)
+        // Oldest first; what each one queues is done inside its own `drive`, before the next.
+        for source in queued { drive(source, loop) }
+      }
+    }
+    return ran
+  }
+
   /// The loop of ``finish(_:)``, run by the outermost call on a thread.
   private static func drive(_ first: consuming EndedSource, _ loop: ThreadCancelLoop) {
     var current = first
