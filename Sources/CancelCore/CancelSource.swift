@@ -59,15 +59,18 @@ public final class CancelSource: CancellableWithReason, Sendable {
 
   /// Cancels with Swift's `CancellationError()`. Does nothing if the source already ended.
   ///
-  /// Handlers run synchronously on this thread, newest first, before this method returns.
+  /// Handlers run synchronously on this thread, newest first, before this method returns; when
+  /// it is called inside a handler of a cancel running on this thread, they run as soon as that
+  /// handler returns instead (see "Reentrancy" in `docs/semantics.md`).
   public func cancel() {
     _ = signal.storage.cancelWithDefaultReason()
   }
 
   /// Cancels with `reason`, unless the source already ended.
   ///
-  /// Handlers run synchronously on this thread, newest first, before this method returns; linked
-  /// children are cancelled with the same reason.
+  /// Handlers run synchronously on this thread, newest first, before this method returns (called
+  /// inside a handler of a cancel running on this thread: as soon as that handler returns);
+  /// linked children are cancelled with the same reason.
   ///
   /// - Returns: `true` if this call cancelled the source; `false` if it had already been cancelled
   ///   (the first reason stays) or closed.

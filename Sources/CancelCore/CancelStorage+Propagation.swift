@@ -12,16 +12,65 @@ extension CancelStorage {
   /// Does everything a source must do once it ended: stop its deadline, leave its parents, run
   /// its handlers newest first, then cancel (or, closed, release) its members oldest first.
   ///
-  /// Cancelling a linked child happens in this loop, not by recursion: the child's work is pushed on
-  /// an explicit stack and done before the parent's remaining handlers and members (the order a
-  /// recursive call would give). When the child link was the parent's last handler and the parent
-  /// has no members, the parent's frame is dropped first, so a chain of linked sources of any depth
-  /// runs in constant stack (and, without members, constant extra memory).
+  /// Nothing here recurses, whatever the handlers do:
+  /// - Cancelling a linked child happens in this loop: the child's work is pushed on an explicit
+  ///   stack and done before the parent's remaining handlers and members (the order a recursive
+  ///   call would give). When the child link was the parent's last handler and the parent has no
+  ///   members, the parent's frame is dropped first, so a chain of linked sources of any depth
+  ///   runs in constant stack (and, without members, constant extra memory).
+  /// - A source that ends while this loop runs on the same thread — cancelled or closed by a
+  ///   handler or a member's action, or by anything they call (`onCancel { next.cancel() }`,
+  ///   `register(cancelable:)`, a promise they settle) — ends at once (its state, its reason, the
+  ///   result of the call that ended it), but its handlers and members are queued on the thread's
+  ///   ``ThreadCancelLoop``, and this loop does them when the handler or action that ended it
+  ///   returns, before anything else of the source that was running, like a linked child. A chain
+  ///   of sources whose handlers cancel the next one then runs in constant stack too.
   static func finish(_ first: consuming EndedSource) {
+    // Nothing to run, so nothing that could end another source: no loop needed.
+    guard first.handlers.mayHaveMore || !first.members.isEmpty else {
+      first.detach()
+      return
+    }
+    var held = Optional(consume first)
+    ThreadCancelLoop.withCurrent { loop in
+      guard !loop.isRunning else {
+        loop.queued.append(held.take()!)
+        return
+      }
+      loop.isRunning = true
+      drive(held.take()!, loop)
+      loop.isRunning = false
+    }
+  }
+
+  /// Inside a handler (or member action) of a cancel running on this thread, ends the sources
+  /// whose cancel this thread queued meanwhile (their handlers and members run now, and what they
+  /// queue in turn); otherwise does nothing. Returns whether it ran any.
+  ///
+  /// For blocking waits (see `BlockingWait`): a handler that cancels a chain and then waits for a
+  /// stage of it would otherwise wait for the rejection its own cancel queued.
+  @discardableResult
+  package static func runQueuedCancels() -> Bool {
+    var ran = false
+    ThreadCancelLoop.withCurrent { loop in
+      guard loop.isRunning else { return }
+      while loop.hasQueued {
+        ran = true
+        var queued: [EndedSource] = []
+        swap(&queued, &loop.queued)
+        // Oldest first; what each one queues is done inside its own `drive`, before the next.
+        for source in queued { drive(source, loop) }
+      }
+    }
+    return ran
+  }
+
+  /// The loop of ``finish(_:)``, run by the outermost call on a thread.
+  private static func drive(_ first: consuming EndedSource, _ loop: ThreadCancelLoop) {
     var current = first
     var pending: [EndedSource] = []
     current.detach()
-    while true {
+    sources: while true {
       while let handler = current.handlers.popNewest() {
         guard let reason = current.reason else {
           run(handler, reason: nil)
@@ -29,10 +78,12 @@ extension CancelStorage {
           // closes another source (a chain of cancel contexts, one per stage): freed inline, a
           // long chain would close one inside the other, a frame per stage.
           IterativeRelease.release(consume handler)
+          if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
         guard case .link(let child) = handler else {
           run(handler, reason: reason)
+          if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
         guard let childEnded = child.beginCancel(reason: reason) else { continue }
@@ -42,43 +93,75 @@ extension CancelStorage {
       }
       // Checked first: most sources have no members, and passing the reason on copies it (an
       // atomic retain and release of the error).
-      if !current.members.isEmpty { finishMembers(current.takeMembers(), reason: current.reason) }
+      if !current.members.isEmpty {
+        if let reason = current.reason {
+          // `reason` is bound once, outside the loop: a binding per member would retain and
+          // release the shared error once per member.
+          while let member = current.members.popOldest() {
+            // Acquiring: a member that left may be released here, and with it (through its
+            // owner) the source the leaving thread was still reading just before it set
+            // `hasLeft`.
+            if !member.hasLeft.load(ordering: .acquiring) { member.action(member, .cancelled(reason)) }
+            if loop.hasQueued {
+              takeQueued(loop, &current, &pending)
+              continue sources
+            }
+          }
+        } else {
+          // Released one at a time, through the core's iterative release: a member may hold the
+          // last reference to an object whose `deinit` closes another source (see above).
+          while let member = current.members.popOldest() {
+            IterativeRelease.release(member)
+            if loop.hasQueued {
+              takeQueued(loop, &current, &pending)
+              continue sources
+            }
+          }
+        }
+      }
       guard let next = pending.popLast() else { return }
       current = next
     }
   }
-}
 
-extension CancelStorage {
-  /// Cancels `members` with `reason`, oldest first, or (closed, `nil`) releases them one by one.
-  static func finishMembers(_ members: consuming TakenMembers, reason: (any Error)?) {
-    var members = members
-    guard let reason else {
-      // Released one at a time, through the core's iterative release: a member may hold the last
-      // reference to an object whose `deinit` closes another source (see `finish`).
-      while let member = members.popOldest() { IterativeRelease.release(member) }
-      return
-    }
-    // `reason` is bound once, outside the loop: a binding per member would retain and release the
-    // shared error once per member.
-    while let member = members.popOldest() {
-      // Acquiring: a member that left may be released here, and with it (through its owner) the
-      // source the leaving thread was still reading just before it set `hasLeft`.
-      if !member.hasLeft.load(ordering: .acquiring) { member.action(member, .cancelled(reason)) }
-    }
+  /// Makes the oldest source queued on `loop` the current one and stacks the others after it,
+  /// in the order they were ended, above what `current` has left to do.
+  private static func takeQueued(
+    _ loop: ThreadCancelLoop, _ current: inout EndedSource, _ pending: inout [EndedSource]
+  ) {
+    var queued: [EndedSource] = []
+    swap(&queued, &loop.queued)
+    if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
+    while queued.count > 1 { pending.append(queued.removeLast()) }
+    current = queued.removeLast()
+    current.detach()
   }
 }
+
+/// One thread's queue of sources that ended while ``CancelStorage/finish(_:)`` was running on it,
+/// waiting for that loop. Thread-confined: only its own thread touches it.
+//
+// The dynamic exclusivity checks are switched off, as in `ThreadRunQueue`: only the owning thread
+// accesses it, and the loop runs no handler while an access to `queued` is in progress (it swaps
+// the queue out first).
+final class ThreadCancelLoop {
+  @exclusivity(unchecked) var isRunning = false
+  @exclusivity(unchecked) var queued: [EndedSource] = []
+
+  /// Whether sources wait for the loop.
+  var hasQueued: Bool { !queued.isEmpty }
+
+  /// Calls `body` with the calling thread's loop state, created on first use and released when
+  /// the thread exits.
+  static func withCurrent(_ body: (ThreadCancelLoop) -> Void) {
+    threadCancelLoops.withCurrent(make: { ThreadCancelLoop() }, body)
+  }
+}
+
+/// The thread-local slot holding each thread's `ThreadCancelLoop`.
+private let threadCancelLoops = ThreadLocalObject<ThreadCancelLoop>()
 
 extension EndedSource {
-  /// Hands the members over, leaving none. (A swap rather than consuming `members` out of the
-  /// `EndedSource` in `finish`: the latter crashed Swift 6.3.1's ownership verifier in release
-  /// builds.)
-  mutating func takeMembers() -> TakenMembers {
-    let taken = members
-    members = TakenMembers(head: nil)
-    return taken
-  }
-
   /// Stops the deadline timer and removes the links in parents: an ended source needs neither.
   func detach() {
     deadline?.stop()

@@ -99,10 +99,15 @@ struct FutureRequestStateMachine {
 
   /// A request reached this future (its own token's, or one passed on to it).
   ///
+  /// - Parameter passedOn: the request was passed on to this future by a consumer. One that
+  ///   reached it before with at least these options was passed on from here already (or is kept
+  ///   for the next hand-over, which passes it on), so this one goes no further: a chain of
+  ///   producers each requesting the next costs one step per request, not one per future left.
   /// - Returns: what to do; `nil` if the future already completed (then nothing changed).
-  mutating func request(_ options: CancellationOptions, isSettled: Bool) -> RequestAction? {
+  mutating func request(_ options: CancellationOptions, isSettled: Bool, passedOn: Bool = false) -> RequestAction? {
     guard !isSettled else { return nil }
-    requestedOptions = (requestedOptions ?? []).union(options)
+    let earlier = requestedOptions
+    requestedOptions = (earlier ?? []).union(options)
     var action = RequestAction()
     let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
     if tellProducer, let extras { action.handlers = extras.takeHandlersToRun() }
@@ -114,6 +119,8 @@ struct FutureRequestStateMachine {
       if options.contains(.doNotForwardRequest) {
         swap(&action.detach, &upstream)
         action.complete = true
+      } else if passedOn, let earlier, earlier.isSuperset(of: options) {
+        // Passed on from here already: the futures upstream had it.
       } else {
         action.forward = upstream
       }
@@ -156,7 +163,7 @@ struct FutureRequestStateMachine {
     // A consumer that already completed no longer waits here: it stops counting as a pending
     // consumer, so a sibling's later request reaches this future instead of detaching.
     let removed = consumerCompleted ? callbacks.remove(key) : nil
-    guard let action = request(options, isSettled: false) else { return .stale }
+    guard let action = request(options, isSettled: false, passedOn: true) else { return .stale }
     return .process(action, removed: removed)
   }
 

@@ -17,7 +17,9 @@
 ///   released without running, and everything the handlers captured is freed.
 ///
 /// All members are safe to call from any thread. Handlers run synchronously on the thread that
-/// ends the request, newest first, before the call returns (see ``CancellationToken``).
+/// ends the request, newest first, before the call returns (see ``CancellationToken``), or, for a
+/// call made inside a handler of a cancel running on the same thread, as soon as that handler
+/// returns: handlers that cancel each other never nest.
 public final class CancellationRequest: CancellableWithReason, Sendable {
   /// The shared state, held directly: a request costs exactly what a `CancelSource` costs.
   @usableFromInline package let storage: CancelStorage
@@ -70,14 +72,16 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
   /// Requests cancellation with Swift's `CancellationError()` as the reason.
   ///
   /// Does nothing if the request already ended. Otherwise the token's cancel and completion
-  /// handlers run synchronously on this thread, newest first, before this method returns.
+  /// handlers run synchronously on this thread, newest first, before this method returns (called
+  /// inside a handler of a cancel running on this thread: as soon as that handler returns).
   public func cancel() {
     _ = storage.cancelWithDefaultReason()
   }
 
   /// Requests cancellation with `reason`, unless the request already ended.
   ///
-  /// The handlers run synchronously on this thread, newest first, before this method returns; a
+  /// The handlers run synchronously on this thread, newest first, before this method returns (or,
+  /// called inside a handler of a cancel running on this thread, as soon as that handler returns); a
   /// handler sees ``CancellationToken/isCancelled`` `== true` and this reason. Requests linked to
   /// this one's token are cancelled with the same reason.
   ///

@@ -4,8 +4,10 @@ extension CancellationToken {
   /// Runs `handler` when the token is cancelled.
   ///
   /// - Without a queue, `handler` runs synchronously on the thread that cancels, newest handler
-  ///   first, before `cancel` returns. If the token is already cancelled it runs now, on this
-  ///   thread, before this method returns.
+  ///   first, before `cancel` returns (a `cancel` made inside a handler of a cancel running on
+  ///   that thread returns first: the handlers run as soon as the handler that called it
+  ///   returns). If the token is already cancelled it runs now, on this thread, before this
+  ///   method returns.
   /// - With a queue, `handler` is submitted to `queue` with `async` at those moments instead, and
   ///   never runs on the cancelling thread (unless that thread is serving `queue`).
   ///

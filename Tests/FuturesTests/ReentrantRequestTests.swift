@@ -81,6 +81,30 @@ enum ReentrantShapes {
     promises[0].future.getCancelToken().cancel()
     return runs.value == count && promises.allSatisfy { $0.future.value == 7 }
   }
+
+  /// `count` producers, each handing its future over to the next one's (`completeUsingFuture`),
+  /// whose `.immediate` handlers each request the next producer's future; the last one then
+  /// completes with 7. Every handler runs once, every future ends with 7.
+  ///
+  /// The request on the first future passes up the whole chain, and each handler's request
+  /// then starts one future further up, where that request already passed: until issue 26 each
+  /// of them walked the rest of the chain again, so the whole took time quadratic in `count`.
+  static func handOverChainRequestingTheNext(_ count: Int) -> Bool {
+    let promises = (0..<count).map { _ in Futures.Promise<Int>() }
+    for index in 0..<(count - 1) { promises[index].completeUsingFuture(promises[index + 1].future) }
+    let runs = (0..<count).map { _ in Counter() }
+    for index in 0..<count {
+      let next = promises[min(index + 1, count - 1)]
+      promises[index].onRequestCancel(.immediate) { [runs] _ in
+        runs[index].increment()
+        next.future.getCancelToken().cancel()
+        return .continue
+      }
+    }
+    promises[0].future.getCancelToken().cancel()
+    promises[count - 1].completeWithSuccess(7)
+    return runs.allSatisfy { $0.value == 1 } && promises.allSatisfy { $0.future.value == 7 }
+  }
 }
 
 @Suite("Futures: request handlers that request again")
@@ -191,6 +215,13 @@ struct ReentrantRequestTests {
     // Every handler run was queued before the last input completed: let them all run.
     await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(runs.value == 3)
+  }
+
+  /// 10,000 hand-overs: the requests visit about 20,000 futures in all; before issue 26 they
+  /// visited 50 million (each request walked the rest of the chain again), far beyond the time
+  /// limit.
+  @Test(.timeLimit(.minutes(1))) func handOversWhoseHandlersRequestTheNextFutureTakeOneStepPerRequest() {
+    #expect(ReentrantShapes.handOverChainRequestingTheNext(10_000))
   }
 
   @Test func aBatchRequestsAtMostOnce() {

@@ -97,6 +97,30 @@ struct NestedDeliveryWaitTests {
     #expect(seen.values == [true, true, true], "rejected at once, and the stage after it is reached by the wait")
   }
 
+  @Test func waitInsideAHandlerRunByACancelOnAChainCancelledThereThrowsTheCancel() {
+    let seen = Recorder<Bool>()
+    let finished = returns {
+      let (outer, _) = CancellablePromise<Int>.pending()
+      let (chain, _) = CancellablePromise<Int>.pending()
+      let mapped = chain.map(on: nil) { $0 + 1 }
+      outer.catch(on: nil, policy: .allErrors) { _ in
+        // Runs inside `outer`'s cancel: `chain`'s cancel is queued until this handler returns,
+        // and the wait runs it first.
+        chain.cancel()
+        seen.record(chain.cancelAttempted)
+        do {
+          _ = try mapped.promise.wait()
+          seen.record(false)
+        } catch {
+          seen.record(isPMKCancelled(error))
+        }
+      }
+      outer.cancel()
+    }
+    #expect(finished, "wait() inside a handler of a cancel must not deadlock on a cancel made there")
+    #expect(seen.values == [true, true])
+  }
+
   @Test func aHandlerSeesStagesItSettledOnlyAfterItReturnsButBeforeTheOuterCallReturns() {
     let (trigger, start) = Promise<Int>.pending()
     let (inner, innerResolver) = Promise<Int>.pending()

@@ -4,8 +4,8 @@ import Tokens
 
 /// A cancel made inside a callback the package is delivering (a derived token's transform, here)
 /// takes effect on its request at once; the tokens derived from that request complete when the
-/// callback returns, before the outermost call returns (constant stack). A plain token handler is
-/// no such callback: there the derived tokens complete at once.
+/// callback returns, before the outermost call returns (constant stack). So do they when the
+/// cancel is made in a plain token handler: its handlers run when that handler returns.
 @Suite("Tokens: cancelling inside a handler")
 struct NestedCancelTests {
   @Test func aDerivedTokenOfARequestCancelledInsideATransformCompletesWhenTheTransformReturns() {
@@ -27,16 +27,21 @@ struct NestedCancelTests {
     #expect(mapped.isCancelled && outerMapped.isCancelled, "before the outermost cancel returned")
   }
 
-  @Test func aDerivedTokenOfARequestCancelledInAPlainHandlerCompletesAtOnce() {
+  @Test func aDerivedTokenOfARequestCancelledInAPlainHandlerCompletesWhenTheHandlerReturns() {
+    // Until issue 26 a plain handler was no delivery and the derived token completed at once; a
+    // cancel made in a handler now runs the handlers of what it cancelled (the derived token's
+    // among them) when the handler returns, so handlers that cancel each other never recurse.
     let outer = CancellationRequest()
     let inner = CancellationRequest()
     let mapped = inner.token.map { true }
     let seen = Recorder<Bool>()
     outer.token.onCancel {
       inner.cancel()
+      seen.record(inner.isCancellationRequested)
       seen.record(mapped.isCancelled)
     }
     outer.cancel()
-    #expect(seen.values == [true])
+    #expect(seen.values == [true, false], "the request at once; its derived token when the handler returned")
+    #expect(mapped.isCancelled, "before the outermost cancel returned")
   }
 }

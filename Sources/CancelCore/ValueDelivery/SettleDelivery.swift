@@ -44,9 +44,20 @@ package enum SettleDelivery {
   /// Running the queue first lets that stage settle on this thread before the wait blocks. The
   /// queued deliveries run in their order; they only run before the rest of the current
   /// handler's batch, which is waiting anyway.
+  ///
+  /// A cancel made inside a cancel handler is queued too (see `CancelStorage.finish`), and the
+  /// rejections it makes settle promises: both queues are run until neither has anything left.
   package static func runQueuedDeliveries() {
-    ThreadDeliveryQueue.withCurrent { queue in
-      if queue.isDelivering && queue.next != nil { queue.drain() }
+    while true {
+      let ranCancels = CancelStorage.runQueuedCancels()
+      var ranDeliveries = false
+      ThreadDeliveryQueue.withCurrent { queue in
+        if queue.isDelivering && queue.next != nil {
+          queue.drain()
+          ranDeliveries = true
+        }
+      }
+      if !ranCancels && !ranDeliveries { return }
     }
   }
 

@@ -13,7 +13,9 @@ import Futures
 /// - `.doNotForwardRequest`: a derived future detaches and completes `.cancelled`, nothing
 ///   upstream is told; `.forceThisFutureToBeCancelledImmediately`: this future completes
 ///   `.cancelled` at once and upstream is still told (unless `.doNotForwardRequest` is also given);
-///   `.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting` forwards regardless of siblings.
+///   `.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting` forwards regardless of siblings;
+/// - a request passed on to a future that an earlier request with at least its options reached
+///   goes no further (that one went on from there already).
 struct TreeModel {
   /// A future's state.
   enum State: Equatable {
@@ -28,6 +30,8 @@ struct TreeModel {
     var state: State = .pending
     /// Whether it still waits on its parent (it stops when it detaches or the parent completes).
     var waiting: Bool
+    /// The union of the requests that reached it.
+    var requested: CancellationOptions? = nil
   }
 
   /// How a producer's handler answers.
@@ -93,8 +97,11 @@ struct TreeModel {
     running = false
   }
 
-  private mutating func process(_ index: Int, _ options: CancellationOptions) {
+  private mutating func process(_ index: Int, _ options: CancellationOptions, passedOn: Bool = false) {
     guard nodes[index].state == .pending else { return }
+    let earlier = nodes[index].requested
+    nodes[index].requested = (earlier ?? []).union(options)
+    if passedOn, let earlier, earlier.isSuperset(of: options) { return }
     guard let parent = nodes[index].parent else {
       let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
       if options.contains(.forceThisFutureToBeCancelledImmediately) { settle(index, .cancelled) }
@@ -115,7 +122,7 @@ struct TreeModel {
       detach(index)
       return
     }
-    process(parent, options.subtracting(.forceThisFutureToBeCancelledImmediately))
+    process(parent, options.subtracting(.forceThisFutureToBeCancelledImmediately), passedOn: true)
   }
 
   private mutating func detach(_ index: Int) {
