@@ -12,12 +12,15 @@ comment right before the block, invisible on GitHub, gives them:
     let view = View()
     -->
 
-The setup is placed after the block's own `import` lines. A block that is not Swift source on its
+A `<!-- snippet-prelude … -->` comment gives names to every block after it in the file (a guide's
+imports and the names its examples share); a block's own setup comes after the prelude. The
+`import` lines of the block, the prelude and the setup go first, then the prelude, the setup and
+the block. A block that is not Swift source on its
 own (a `Package.swift` fragment) is fenced as ```swift no-compile and skipped. A block that uses the
 integrations is fenced as ```swift traits: it is checked against the build named by
 SNIPPET_TRAITS_BUILD (a debug build with --enable-all-traits, e.g. .build-traits/debug), and
 skipped, saying so, when that is not set.
-Without arguments it checks the files listed in CHECKED below. Exits 1 if any block fails, printing
+Without arguments it checks README.md and every docs/*.md (CHECKED below). Exits 1 if any block fails, printing
 the compiler's errors with the Markdown file and the block's first line.
 """
 import glob
@@ -28,8 +31,9 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# The Markdown files whose blocks compile today; add a file once its blocks do.
-CHECKED = ["README.md", "docs/semantics.md", "docs/migrating-from-futurekit.md", "docs/cancellation-across-tasks.md"]
+# The README and every guide in docs/: a guide's blocks compile, or are fenced `no-compile` with the
+# reason in the text around them.
+CHECKED = ["README.md"] + sorted(os.path.relpath(p, ROOT) for p in glob.glob(os.path.join(ROOT, "docs", "*.md")))
 # The debug build whose modules the blocks are checked against.
 BUILD = os.environ.get("SNIPPET_BUILD", os.path.join(ROOT, ".build", "debug"))
 TRAITS_BUILD = os.environ.get("SNIPPET_TRAITS_BUILD")
@@ -38,9 +42,17 @@ TRAITS_BUILD = os.environ.get("SNIPPET_TRAITS_BUILD")
 def blocks(path):
     """Yields (first line number, setup, code) for each ```swift block that should compile."""
     lines = open(path, encoding="utf-8").read().split("\n")
-    i, setup = 0, ""
+    i, setup, prelude = 0, "", ""
     while i < len(lines):
         line = lines[i]
+        if line.strip().startswith("<!-- snippet-prelude"):
+            j = i + 1
+            body = []
+            while not lines[j].strip().startswith("-->"):
+                body.append(lines[j])
+                j += 1
+            prelude, i = "\n".join(body), j + 1
+            continue
         if line.strip().startswith("<!-- snippet-setup"):
             j = i + 1
             body = []
@@ -58,7 +70,7 @@ def blocks(path):
                 code.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
                 j += 1
             if "no-compile" not in info:
-                yield i + 1, setup, "\n".join(code), "traits" in info
+                yield i + 1, "\n".join([prelude, setup]), "\n".join(code), "traits" in info
             setup, i = "", j + 1
             continue
         if line.strip():
@@ -90,7 +102,9 @@ def main():
                     continue
                 build = TRAITS_BUILD if traits else BUILD
                 modules = os.path.join(build, "Modules")
-                imports = [l for l in code.split("\n") if l.startswith("import ")]
+                imports = [l for l in (code + "\n" + setup).split("\n") if l.startswith("import ")]
+                imports = sorted(set(imports), key=imports.index)
+                setup = "\n".join(l for l in setup.split("\n") if not l.startswith("import "))
                 rest = [l for l in code.split("\n") if not l.startswith("import ")]
                 ours = {"CancelCore", "Tokens", "Promises", "Futures", "Adapters"}
                 missing = [

@@ -15,6 +15,8 @@ import Foundation
 ///
 /// Routes (any method):
 /// - `/slow` — `Content-Length: chunkSize × chunkCount`, one chunk every `chunkInterval`.
+/// - `/stepped` — `Content-Length: chunkSize × chunkCount`, one chunk each time the test calls
+///   ``releaseChunks(_:)`` (no timing: a test decides when the body moves on).
 /// - `/fast` — a short body at once.
 /// - `/echo` — reads the request body (`Content-Length` required) and answers with its size
 ///   after `chunkInterval × chunkCount` (a slow upload target).
@@ -52,6 +54,7 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   private var answering: [String] = []
   private var answerWaiters: [(String, SettleCell<Void>)] = []
   private var stopped = false
+  private var releasedChunks = 0
 
   /// Binds to an ephemeral port on 127.0.0.1 and starts accepting connections.
   ///
@@ -139,6 +142,20 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
     }
   }
 
+  /// Lets `/stepped` send `count` more chunks (counted over all its connections).
+  public func releaseChunks(_ count: Int = 1) {
+    lock.withLock { releasedChunks += count }
+  }
+
+  /// Takes one released chunk; `false` if none is left.
+  private func takeReleasedChunk() -> Bool {
+    lock.withLock {
+      guard releasedChunks > 0 else { return false }
+      releasedChunks -= 1
+      return true
+    }
+  }
+
   private func markAnswering(_ path: String) {
     let ready: [SettleCell<Void>] = lock.withLock {
       answering.append(path)
@@ -196,6 +213,32 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
       var sent = 0
       for _ in 0..<chunkCount {
         if clientHungUp(connection, within: chunkInterval) || !sendBytes(connection, chunk) {
+          return record(ConnectionEnd(path: request.path, bodyBytesSent: sent, clientClosedEarly: true))
+        }
+        sent += chunk.count
+      }
+      record(ConnectionEnd(path: request.path, bodyBytesSent: sent, clientClosedEarly: false))
+    case "/stepped":
+      let total = chunkSize * chunkCount
+      guard
+        send(
+          connection,
+          "HTTP/1.1 200 OK\r\nContent-Length: \(total)\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n"
+        )
+      else {
+        return record(ConnectionEnd(path: request.path, bodyBytesSent: 0, clientClosedEarly: true))
+      }
+      markAnswering(request.path)
+      let chunk = [UInt8](repeating: UInt8(ascii: "x"), count: chunkSize)
+      var sent = 0
+      for _ in 0..<chunkCount {
+        // Waits for the test's go-ahead, watching for the client to hang up meanwhile.
+        while !takeReleasedChunk() {
+          if clientHungUp(connection, within: .milliseconds(5)) {
+            return record(ConnectionEnd(path: request.path, bodyBytesSent: sent, clientClosedEarly: true))
+          }
+        }
+        if !sendBytes(connection, chunk) {
           return record(ConnectionEnd(path: request.path, bodyBytesSent: sent, clientClosedEarly: true))
         }
         sent += chunk.count
