@@ -62,12 +62,12 @@ struct UnretainedMember {
     let source = member.source
     guard source.isCancelled else { return }
     if case .failure(let error)? = result, source.isCancelled(by: ErrorIdentity(error)) {
-      // the cancel error already
-    } else if let reason = source.reason {
+      source.recordCancelledMember()
+    } else if let reason = member.claimCancelReason() {
       result = .failure(reason)
     }
-    source.recordCancelledMember()
   }
+
 }
 
 /// A promise's side of chain membership (see ``UnretainedMember``).
