@@ -16,16 +16,17 @@
 ///
 /// When the source is cancelled, every waiting member's action runs with ``Event/cancelled(_:)``,
 /// oldest member first, after the source's handlers, on the cancelling thread and outside the
-/// lock. When the source closes, the members are only released. When a member is freed, its action
-/// runs once more with ``Event/released``, from its `deinit`, for a target that refers to its
-/// member without retaining it (see below).
+/// lock. When the source closes, every waiting member's action runs with ``Event/closed``, oldest
+/// first, after the handlers, and the member is released after it.
 ///
 /// The source's list holds the only reference a source needs: while a member waits, the list
-/// keeps it alive, and once a cancel took the list, the cancelling thread does until it has run
-/// the action (or seen `hasLeft`). A target that refers to its member without retaining it (a
-/// `Promise` does) must leave the source while nothing else can release the member (a promise
-/// leaves under its own lock, which its action takes too), and must forget the member on
-/// ``Event/released``.
+/// keeps it alive, and once a cancel or a close took the list, the ending thread does until it has
+/// run the action (or, cancelling, seen `hasLeft`). So a target may refer to its member without
+/// retaining it (a `Promise` does, through `UnretainedMember`), provided it leaves the source, and
+/// forgets the member on ``Event/closed``, under a lock the action takes too (the promise's own):
+/// then, whenever the target holds that lock and still refers to its member, the member is alive
+/// and not being freed, and retaining it is safe. `Verification/ChainMembership.pml` checks this
+/// protocol.
 //
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by `MemberList`, which its
@@ -39,9 +40,10 @@ package final class CancelMember: @unchecked Sendable {
   @usableFromInline package enum Event: Sendable {
     /// The source was cancelled with the reason while the member waited: reject the target.
     case cancelled(any Error)
-    /// The member is being freed (the action runs from its `deinit`): a target that refers to
-    /// it without retaining it must forget it now. The member may be read, not kept.
-    case released
+    /// The source closed while the member waited: it will never be cancelled, and the closing
+    /// thread releases it once the action returned. A target that refers to its member without
+    /// retaining it must forget it now (the closing thread still holds it).
+    case closed
   }
 
   /// What a member does on each ``Event``; it gets the member (and so ``target``) back.
@@ -59,7 +61,7 @@ package final class CancelMember: @unchecked Sendable {
   /// The object the member stands for (a facade's pending object), kept alive while the member
   /// waits, so a cancel reaches it even when nobody else holds it.
   @usableFromInline package let target: AnyObject
-  /// Called with ``Event/cancelled(_:)`` at most once, and with ``Event/released`` once.
+  /// Called with ``Event/cancelled(_:)`` or ``Event/closed``, at most once, while the member waited.
   @usableFromInline let action: Action
   /// The next (newer) waiting member. Strong: the list keeps waiting members alive.
   @usableFromInline @exclusivity(unchecked) var next: CancelMember?
@@ -87,10 +89,6 @@ package final class CancelMember: @unchecked Sendable {
         $0 == firstStoredProperty(of: self, as: CoreAtomicStorage<Bool>.self)
       },
       "hasLeft is not where its handle looks")
-  }
-
-  deinit {
-    action(self, .released)
   }
 
   /// Leaves the source: see `CancelStorage.removeMember(_:)` (the caller holds this member).

@@ -194,22 +194,10 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
     // Cancelled: that cancel took the list and skips the member once it sees `hasLeft`, the last
     // access to the member and to this source here. Releasing, paired with the cancel's acquiring
-    // load, so that every access above comes first. (Closed: a close releases its members without
-    // looking, so there is nothing to mark.)
+    // load, so that every access above comes first. (Closed: the close tells every member it took,
+    // so there is nothing to mark.)
     if isCancelled { member.hasLeft.store(true, ordering: .releasing) }
     return nil
-  }
-
-  /// A strong reference to `member`, a member of this source, for its target, which refers to it
-  /// without retaining it and calls this under its own lock (the lock the member's actions take);
-  /// `nil` once the source closed, for the reason ``removeMember(_:)`` gives. Under this source's
-  /// lock, where a close cannot start releasing: while the source is active its list holds the
-  /// member, and once cancelled the cancel holds it until it has run the member's action, which
-  /// waits for the target's lock.
-  @usableFromInline package func retainMemberUnlessClosed(_ member: CancelMember) -> CancelMember? {
-    lock.withLock {
-      status.load(ordering: .relaxed) == Self.closed ? nil : Unmanaged.passUnretained(member).retain()
-    }?.takeRetainedValue()
   }
 
   // MARK: Ending
@@ -247,9 +235,24 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     }
     // Moved out, not copied: a copy left here would keep the handlers that `finish` hands to the
     // iterative release, and free them when this frame ends, one closing source inside the other.
-    guard let taken = ended.take() else { return didClose }
+    guard var taken = ended.take() else { return didClose }
+    let members = taken.takeMembers()
     Self.finish(consume taken)
+    Self.finishClosed(members)
     return true
+  }
+
+  /// Tells each member of a closed source that it closed (``CancelMember/Event/closed``), oldest
+  /// first, while this thread still holds it, then releases it: a target that refers to its
+  /// member without retaining it forgets it before anything could free it.
+  static func finishClosed(_ members: consuming TakenMembers) {
+    var members = members
+    while let member = members.popOldest() {
+      member.action(member, .closed)
+      // Released one at a time, through the core's iterative release: a member may hold the last
+      // reference to an object whose `deinit` closes another source (see `finish`).
+      IterativeRelease.release(member)
+    }
   }
 
   /// Flips the state to cancelled and hands back what must be done, without doing it.

@@ -8,7 +8,7 @@ private final class Recorded: Sendable {
   let log: Recorder<String>
   let name: String
   let cancels = Counter()
-  let releases = Counter()
+  let closes = Counter()
 
   init(_ name: String, log: Recorder<String>) {
     self.name = name
@@ -24,8 +24,8 @@ private func makeMember(_ name: String, of storage: CancelStorage, log: Recorder
     case .cancelled(let reason):
       target.cancels.increment()
       target.log.record("\(target.name) cancelled: \(reason)")
-    case .released:
-      target.releases.increment()
+    case .closed:
+      target.closes.increment()
     }
   }
 }
@@ -161,23 +161,21 @@ struct MemberTests {
     )
   }
 
-  @Test func aFreedMemberTellsItsTargetOnceWhetherItWaitedLeftOrWasCancelled() {
+  @Test func aCloseTellsOnlyTheMembersStillWaitingOnceEach() {
     let storage = CancelStorage()
     let log = Recorder<String>()
-    let targets = (0..<3).map { Recorded("m\($0)", log: log) }
-    do {
-      let members = targets.map { target in
-        CancelMember(source: storage, target: target) { member, event in
-          if case .released = event { (member.target as! Recorded).releases.increment() }
-        }
-      }
-      for member in members { storage.addMember(member) }
-      members[0].leaveSource()
-    }
-    #expect(targets[0].releases.value == 1, "a member that left is freed with its last holder")
-    #expect(targets[1].releases.value == 0, "a waiting member is kept by its source")
-    _ = storage.cancel(reason: Reason())
-    #expect(targets.map(\.releases.value) == [1, 1, 1], "a cancel frees the members it took, once each")
+    let members = (0..<3).map { makeMember("m\($0)", of: storage, log: log) }
+    for member in members { storage.addMember(member) }
+    members[0].leaveSource()
+    #expect(storage.close())
+    #expect(!storage.close(), "a second close changes nothing")
+    #expect(members.map { ($0.target as! Recorded).closes.value } == [0, 1, 1], "the member that left is not told")
+    let cancelled = CancelStorage()
+    let member = makeMember("c", of: cancelled, log: log)
+    cancelled.addMember(member)
+    _ = cancelled.cancel(reason: Reason())
+    _ = cancelled.close()
+    #expect((member.target as! Recorded).closes.value == 0, "a cancelled member is not told a close")
   }
 
   @Test func theGroupRecordsThatTheCancelRejectedAMemberOnce() {
@@ -219,50 +217,23 @@ struct MemberTests {
     #expect(instanceSize(of: CancelMember.self) <= 72)
   }
 
-  /// A member freed by its source's close whose target, holding its own lock, leaves the source
-  /// or retains it meanwhile: the member's `deinit` waits for that lock (as a promise's does).
-  private func whileAClosedSourceFreesAMember(_ body: (CancelMember) -> CancelMember?) -> CancelMember? {
+  /// A member whose target refers to it without retaining it must be able to keep, or retain, it
+  /// while its source tells it about the close: the closing thread holds it until the action
+  /// returned (a member told from its `deinit` instead would be retained while being freed:
+  /// "deallocated with non-zero retain count").
+  @Test func aCloseTellsAMemberWhileItStillHoldsIt() {
     let storage = CancelStorage()
-    let targetLock = NSLock()
-    let freeing = DispatchSemaphore(value: 0)
-    let closed = DispatchSemaphore(value: 0)
-    let unmanaged: Unmanaged<CancelMember>
+    let kept = Locked<CancelMember?>(nil)
     do {
-      let member = CancelMember(source: storage, target: Recorded("m", log: Recorder<String>())) { _, event in
-        guard case .released = event else { return }
-        freeing.signal()
-        targetLock.lock()
-        targetLock.unlock()
+      let member = CancelMember(source: storage, target: Recorded("m", log: Recorder<String>())) { member, event in
+        guard case .closed = event else { return }
+        kept.withLock { $0 = member }  // a retain: safe only while the closing thread holds it
       }
       storage.addMember(member)
-      unmanaged = Unmanaged.passUnretained(member)
     }
-    targetLock.lock()
-    Thread {
-      _ = storage.close()
-      closed.signal()
-    }.start()
-    freeing.wait()  // the member's deinit runs and waits for the target's lock
-    let kept = unmanaged._withUnsafeGuaranteedRef { body($0) }
-    targetLock.unlock()
-    closed.wait()
-    return kept
-  }
-
-  @Test func leavingAClosedSourceRetainsNoMemberThatIsBeingFreed() {
-    // A retained reference would outlive the member's `deinit`: a use after free when released.
-    let kept = whileAClosedSourceFreesAMember { $0.leaveSource() }
-    #expect(kept == nil)
-  }
-
-  @Test func aTargetRetainsItsMemberOnlyWhileTheSourceIsNotClosed() {
-    let storage = CancelStorage()
-    let member = makeMember("m", of: storage, log: Recorder<String>())
-    storage.addMember(member)
-    #expect(storage.retainMemberUnlessClosed(member) === member, "a waiting member")
-    _ = storage.cancel(reason: Reason())
-    #expect(storage.retainMemberUnlessClosed(member) === member, "a cancelled source keeps what it took")
-    let kept = whileAClosedSourceFreesAMember { $0.source.retainMemberUnlessClosed($0) }
-    #expect(kept == nil, "a closed source may be freeing it")
+    #expect(storage.memberCount == 1)
+    #expect(storage.close())
+    #expect(kept.withLock { $0 } != nil, "the member was alive when told, and is still")
+    #expect(storage.memberCount == 0)
   }
 }

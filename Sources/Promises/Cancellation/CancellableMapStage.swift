@@ -39,9 +39,9 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, Cance
     switch consume result {
     case .success(let value):
       guard !context.cancelStarted else { return false }
-      return settleMember(Swift.Result { try transform(value) }, in: context, handingBackOn: queue)
+      return settle(Swift.Result { try transform(value) }, handingBackOn: queue)
     case .failure(let error):
-      return settleMemberRejected(with: error, in: context, handingBackOn: queue)
+      return settle(.failure(error), handingBackOn: queue)
     }
   }
 }

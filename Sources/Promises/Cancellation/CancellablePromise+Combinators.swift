@@ -297,7 +297,7 @@ where It.Element == CancellablePromise<T> {
   private func run() {
     if started { active -= 1 } else { started = true }
     guard result.isPending else { return }
-    while !exhausted, active < limit, !resultChain.cancelAttempted, result.isPending {
+    while !exhausted, active < limit, !resultChain.cancelStarted, result.isPending {
       guard let next = iterator.next() else {
         exhausted = true
         break

@@ -38,17 +38,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
     // a retain and a release more of it when the caller keeps using its reference).
     self.promise = promise
     cancelContext = copy context
-    Self.joinAsUnsharedMember(self.promise, source: context.source)
-  }
-
-  /// Makes `promise`, a pending promise nobody else holds yet, a member waiting in `source` (so
-  /// its `member` is set without its lock).
-  @inlinable
-  static func joinAsUnsharedMember(_ promise: Promise<T>, source: CancelStorage) {
-    let member = promise.makeMember(of: source)
-    // Set first: once in the list, a cancel may reject the promise (and read the field) at once.
-    promise.member = Unmanaged.passUnretained(member)
-    if !source.addMember(member) { promise.member = nil }
+    self.promise.joinUnshared(source: context.source)
   }
 
   /// A member of `context` that resolves `promise`, which has already settled: nothing is left for

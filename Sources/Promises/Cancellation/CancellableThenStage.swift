@@ -78,11 +78,11 @@ final class CancellableThenStage<Input: Sendable, Follow: CancellableThenFollowi
         return false
       } catch {
         self.context = nil
-        return settleMember(.failure(error), in: context, handingBackOn: queue)
+        return settle(.failure(error), handingBackOn: queue)
       }
     case .failure(let error):
       self.context = nil
-      return settleMemberRejected(with: error, in: context, handingBackOn: queue)
+      return settle(.failure(error), handingBackOn: queue)
     }
   }
 
@@ -107,7 +107,8 @@ final class CancellableThenStage<Input: Sendable, Follow: CancellableThenFollowi
   func receiveFollowed(_ result: consuming Swift.Result<Value, Error>, handingBackOn queue: ThreadDeliveryQueue?)
     -> Bool
   {
-    guard let context = context.take() else { return false }
-    return settleMember(result, in: context, handingBackOn: queue)
+    // The chain's state is only released here: the settle claims a cancel through the member.
+    guard context.take() != nil else { return false }
+    return settle(result, handingBackOn: queue)
   }
 }

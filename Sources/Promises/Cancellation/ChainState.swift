@@ -17,14 +17,11 @@ struct ChainState: Sendable {
     self.source = source
   }
 
-  /// Whether the chain's cancel has started (see ``CancelContext/cancelAttempted``).
-  @inlinable var cancelAttempted: Bool { source.isCancelled }
-
-  /// Whether this chain's cancel started rejecting its members (see
-  /// `CancelContext.cancelStarted`): what a stage checks before its body starts.
+  /// Whether this chain's cancel has started (its source flipped; it may not have reached every
+  /// member yet): what a stage checks before its body starts. One atomic load.
   @inlinable var cancelStarted: Bool { source.isCancelled }
 
-  /// This chain's own cancel reason (see `CancelContext.cancelReason`).
+  /// This chain's cancel error, once its cancel started.
   @usableFromInline var cancelReason: (any Error)? { source.reason }
 
   /// Throws the cancel error if a cancel of this chain has started (see
@@ -32,9 +29,6 @@ struct ChainState: Sendable {
   func checkNotCancelled() throws {
     if cancelStarted, let reason = cancelReason { throw reason }
   }
-
-  /// The chain's cancel error, once cancelled.
-  @usableFromInline var cancelledError: (any Error)? { source.reason }
 
   /// Whether the chain was cancelled with the error `error` identifies (that very error object).
   @inlinable func isCancelled(by error: ErrorIdentity) -> Bool { source.isCancelled(by: error) }
@@ -47,14 +41,11 @@ struct ChainState: Sendable {
   /// Settles `promise` (a member of this chain) with `result`, or with the cancel error if this
   /// chain's cancel has started: a cancel counts from the moment it flips the context, even before
   /// it reached this member (the tasks are cancelled first, and one may resolve the work the member
-  /// follows, or a stage's body may return while the cancel runs).
+  /// follows, or a stage's body may return while the cancel runs). The promise's settle claims the
+  /// cancel under its lock (see ``UnretainedMember``).
   @inlinable
   func settle<T>(_ promise: Promise<T>, with result: Swift.Result<T, Error>) {
-    if cancelAttempted, let reason = cancelledError {
-      reject(promise, cancelledWith: reason)
-    } else {
-      promise.settle(result)
-    }
+    promise.settle(result)
   }
 
   /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
@@ -101,33 +92,6 @@ struct ChainState: Sendable {
       return
     }
     if keep.isActive { _ = child.register(.onComplete { _ in keep.unregister() }) }
-  }
-}
-
-/// What waits in a chain's source for one pending promise of the chain: a core `CancelMember`
-/// whose target is the promise and whose action rejects it on the chain's cancel. The member holds
-/// the promise (the source's list holds the member), so a pending member nobody else holds stays
-/// reachable by a cancel for as long as the chain can be cancelled, and is freed when the context
-/// goes away.
-extension Promise {
-  /// A new member of the chain whose source is `source`, standing for this promise (it joins with
-  /// `source.addMember(_:)`).
-  @inlinable
-  func makeMember(of source: CancelStorage) -> CancelMember {
-    CancelMember(source: source, target: self, action: Self.actAsMember)
-  }
-
-  /// This promise's side of its member: the chain's cancel rejects it if still pending; a member
-  /// freed while the promise may still settle is forgotten (the promise refers to it unretained:
-  /// see `member`). A static function, so that (specialized in the client) it needs no closure
-  /// context.
-  @inlinable
-  static func actAsMember(_ member: CancelMember, _ event: CancelMember.Event) {
-    let promise = unsafeDowncast(member.target, to: Promise<T>.self)
-    switch event {
-    case .cancelled(let reason): ChainState(source: member.source).reject(promise, cancelledWith: reason)
-    case .released: promise.forgetMember(member)
-    }
   }
 }
 

@@ -52,15 +52,10 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @usableFromInline @exclusivity(unchecked) final var machine: Machine
   /// For a member of a cancellable chain: the member waiting on the chain's context, which leaves
   /// the context when this promise settles (so a long-lived context stays small). Kept here rather
-  /// than as a second callback, which would cost the callback list an array. Guarded by `lock`
-  /// once the promise is shared.
-  ///
-  /// Not retained (a retain and a release fewer per member): the context's list keeps a waiting
-  /// member alive, and a cancel that took the list keeps it until the member's cancel action has
-  /// rejected this promise, which takes `lock`. So the member is alive whenever this is set and
-  /// `lock` is held, and it leaves its context under `lock` (see the core's `CancelMember`); a
-  /// member freed first (its context closed) is forgotten through its `.released` event.
-  @usableFromInline @exclusivity(unchecked) final var member: Unmanaged<CancelMember>?
+  /// than as a second callback, which would cost the callback list an array. Not retained (a
+  /// retain and a release fewer per member): `UnretainedMember` owns the rules that make that
+  /// safe. Guarded by `lock` once the promise is shared.
+  @usableFromInline @exclusivity(unchecked) final var member = UnretainedMember()
 
   /// A pending promise (an internal stage: no warning when it is deallocated pending).
   /// Where `lockStorage` is: after `stored` (the first stored property) and the two one-byte
@@ -180,12 +175,10 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     }
   }
 
-  /// Settles as a ``Resolver`` does: as `settle(_:)`, except that a member of a cancellable chain
-  /// whose cancel has started is rejected with the cancel error (the first resolution and the
-  /// cancel error win, see `settleLeavingDelivery(_:cancelWins:)`).
+  /// Settles as a ``Resolver`` does: as `settle(_:)`, without reporting whether this call settled.
   @inlinable
   final func resolve(_ result: consuming Swift.Result<T, Error>) {
-    if case .deliver = settleLeavingDelivery(result, cancelWins: true) { deliverSettled() }
+    if case .deliver = settleLeavingDelivery(result) { deliverSettled() }
   }
 
   /// Settles as `settle(_:)` does, from a stage's callback running in the delivery that owns
@@ -212,38 +205,26 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     return false
   }
 
-  /// The settle step, under the lock, where the member (if any) also leaves its context (see
-  /// ``member``); the caller delivers on `.deliver`.
+  /// The settle step, under the lock: the one way a promise settles. A member of a cancellable
+  /// chain also claims the chain's cancel (once it started, the cancel error wins and is recorded)
+  /// and leaves its context, see ``UnretainedMember``; the caller delivers on `.deliver`.
   ///
   /// `result` is moved into the promise, not copied: a rejection's error is reference counted, and
   /// a cancel that sweeps a long chain settles every stage with the same error, so each copy
   /// would be one more atomic operation on one shared object per stage.
-  ///
-  /// With `cancelWins` (a resolver settling), a member whose chain's cancel has started is rejected
-  /// with the cancel error instead, whatever `result` is, and the chain records that a cancel
-  /// rejected it: a task that resolves its work while being cancelled cannot replace the cancel
-  /// error. (Stages check the context themselves, through `CancelContext.settle(_:with:)`.)
   @inlinable @inline(__always)
-  final func settleLeavingDelivery(_ result: consuming Swift.Result<T, Error>, cancelWins: Bool = false)
-    -> Machine.SettleAction
-  {
+  final func settleLeavingDelivery(_ result: consuming Swift.Result<T, Error>) -> Machine.SettleAction {
     var result = Optional(result)
     let (action, leftList, heldMember) = lock.withLock {
       () -> (Machine.SettleAction, CancelMember?, CancelMember?) in
       warnsIfPending = false
-      // The member is alive while it is set and the lock is held (see `member`). Retained here and
-      // released after unlocking: once it has left, a cancel that took the context's list may drop
-      // its own reference at any moment, and its `deinit` (which takes this lock to forget it) must
-      // never run on this thread inside this section.
-      let heldMember = self.member.take()?.takeUnretainedValue()
+      // Retained, and released after unlocking: once it has left, a cancel that took the context's
+      // list may drop its own reference at any moment, and the last release must not happen here.
+      let heldMember = self.member.take()
       let action = machine.settle(())
       if action != .alreadySettled {
         hasSettled = true
-        // Its context keeps the source alive. Taking the source's lock inside this one is the
-        // order `leaveSource()` below already uses.
-        if cancelWins, let heldMember, let reason = heldMember.claimCancelReason() {
-          result = .failure(reason)
-        }
+        if let heldMember { UnretainedMember.claimCancel(of: heldMember, for: &result) }
         stored = result.take()
       }
       return (action, heldMember?.leaveSource(), heldMember)
@@ -252,38 +233,6 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     _ = leftList
     _ = heldMember
     return action
-  }
-
-  /// Keeps `member` (this promise's place in a cancel context) until this promise settles, then
-  /// takes it out of its context; at once if the promise has already settled.
-  ///
-  /// A promise keeps one member. If it already had one (the same promise wrapped twice, with
-  /// `CancellablePromise(task:promise:resolver:)`), the earlier member leaves its context through a
-  /// callback when the promise settles, so that neither context keeps a finished member.
-  @inlinable
-  final func attachMember(_ member: CancelMember) {
-    let (settled, earlier) = lock.withLock { () -> (Bool, CancelMember?) in
-      if machine.isSettled { return (true, nil) }
-      defer { self.member = Unmanaged.passUnretained(member) }
-      // Retained here, under the lock, unless its context closed: it may then be being freed,
-      // its `deinit` waiting for this lock (see `CancelStorage.retainMemberUnlessClosed(_:)`),
-      // and a closed context has nothing to leave. The callback keeps the reference.
-      return (false, self.member?._withUnsafeGuaranteedRef { $0.source.retainMemberUnlessClosed($0) } ?? nil)
-    }
-    // The caller holds `member`, so it may leave outside the lock.
-    if settled { member.leaveSource() }
-    if let earlier { observe(.run { _ in earlier.leaveSource() }) }
-  }
-
-  /// Forgets `member` if it is still this promise's member: called by a member that is going away
-  /// while this promise may still settle (see `member`). Under `lock`, so a settle that is leaving
-  /// through the member right now finishes first; the member's memory stays valid until then.
-  @usableFromInline
-  final func forgetMember(_ member: CancelMember) {
-    let departing = Unmanaged.passUnretained(member).toOpaque()
-    lock.withLock {
-      if self.member?.toOpaque() == departing { self.member = nil }
-    }
   }
 
   /// Adds a callback: it runs once settled, at once on this thread if already settled.

@@ -1,0 +1,139 @@
+import CancelCore
+
+/// A pending promise's member in its cancellable chain's source, referred to **without being
+/// retained**: the one owner of chain membership. Joining, attaching, leaving, forgetting,
+/// claiming a cancel, and the settle step of a member all go through it; the protocol is checked,
+/// every interleaving of it, by `Verification/ChainMembership.pml` (docs/architecture.md, "The
+/// checked model of chain membership").
+///
+/// The rule everything rests on: **while the promise's lock is held and this refers to a member,
+/// that member is alive and not being freed**, so it may be used, and retained, there. What keeps
+/// it so:
+/// - while the member waits, its source's list holds it;
+/// - a cancel that took the list holds it until it has run the member's action, which rejects
+///   the promise under the promise's lock (or until it saw the member leave);
+/// - a close that took the list holds it until it has run the member's action with
+///   `.closed`, which forgets it here under the promise's lock (`forget(_:)`);
+/// - the promise leaves its source (`CancelMember.leaveSource()`) under its own lock, retaining the
+///   member first and releasing it after unlocking, so no release inside the lock can be the last.
+///
+/// Lock order: the promise's lock, then the source's (leaving, and reading a cancel's reason).
+/// Nothing takes them the other way round: a source runs its members' actions after unlocking.
+///
+/// One word, stored in the promise (`Promise.member`) and accessed only under its lock, except
+/// while the promise is not yet shared (``Promise/joinUnshared(source:)``).
+@usableFromInline
+struct UnretainedMember {
+  @usableFromInline var reference: Unmanaged<CancelMember>?
+
+  /// No member.
+  @inlinable init() {
+    reference = nil
+  }
+
+  /// Takes the member out, retained (it is alive: see the type), for the caller to release after
+  /// unlocking. Under the promise's lock.
+  @inlinable @inline(__always)
+  mutating func take() -> CancelMember? {
+    reference.take()?.takeUnretainedValue()
+  }
+
+  /// Refers to `member` from now on. Under the promise's lock, or before the promise is shared.
+  @inlinable @inline(__always)
+  mutating func set(_ member: CancelMember) {
+    reference = Unmanaged.passUnretained(member)
+  }
+
+  /// Forgets `member` if it is still the one referred to: its source closed (the closing thread
+  /// still holds it). Under the promise's lock.
+  @inlinable
+  mutating func forget(_ member: CancelMember) {
+    if reference?.toOpaque() == Unmanaged.passUnretained(member).toOpaque() { reference = nil }
+  }
+
+  /// The cancel claim of a member that settles on its own (a resolver, a stage, a settler of the
+  /// chain): once its chain's cancel has started, the cancel error wins, whatever `result` is, and
+  /// the group records that its cancel rejected a member, before the result is delivered. Under
+  /// the promise's lock, with the member `take()` returned, so that a cancel flipping the source
+  /// at the same time either finds the promise settled or is seen here. A failure that is the
+  /// cancel error itself (a cancel passing down a chain) is kept, without reading the reason again.
+  @inlinable @inline(__always)
+  static func claimCancel<T>(of member: CancelMember, for result: inout Swift.Result<T, Error>?) {
+    let source = member.source
+    guard source.isCancelled else { return }
+    if case .failure(let error)? = result, source.isCancelled(by: ErrorIdentity(error)) {
+      source.recordCancelledMember()
+    } else if let reason = member.claimCancelReason() {
+      result = .failure(reason)
+    }
+  }
+
+}
+
+/// A promise's side of chain membership (see ``UnretainedMember``).
+extension Promise {
+  /// A new member of the chain whose source is `source`, standing for this promise; it joins with
+  /// `CancelStorage.addMember(_:)`. The member holds the promise (the source's list holds the
+  /// member), so a pending member nobody else holds stays reachable by a cancel for as long as the
+  /// chain can be cancelled, and is let go when the context goes away.
+  @inlinable
+  func makeMember(of source: CancelStorage) -> CancelMember {
+    CancelMember(source: source, target: self, action: Self.actAsMember)
+  }
+
+  /// This promise's side of its member: the chain's cancel rejects it if still pending; a close
+  /// makes it forget the member. A static function, so that (specialized in the client) it needs
+  /// no closure context.
+  @inlinable
+  static func actAsMember(_ member: CancelMember, _ event: CancelMember.Event) {
+    let promise = unsafeDowncast(member.target, to: Promise<T>.self)
+    switch event {
+    case .cancelled(let reason): ChainState(source: member.source).reject(promise, cancelledWith: reason)
+    case .closed: promise.forgetMember(member)
+    }
+  }
+
+  /// Makes this promise, pending and not yet shared, a member waiting in `source`: its member is
+  /// set without the lock, before it joins (once in the list, a cancel may reject the promise and
+  /// read it at once).
+  @inlinable
+  func joinUnshared(source: CancelStorage) {
+    let member = makeMember(of: source)
+    self.member.set(member)
+    if !source.addMember(member) { self.member = UnretainedMember() }
+  }
+
+  /// Keeps `member` (this promise's place in a cancel context, already waiting in it) until this
+  /// promise settles, then takes it out of its context; at once if the promise has already
+  /// settled.
+  ///
+  /// A promise keeps one member. If it already had one (the same promise wrapped twice, with
+  /// `CancellablePromise(task:promise:resolver:)`), the earlier member leaves its context through a
+  /// callback when the promise settles, so that neither context keeps a finished member. (It then
+  /// claims only the newer chain's cancel when it settles.)
+  @inlinable
+  final func attachMember(_ member: CancelMember) {
+    let (settled, earlier) = lock.withLock { () -> (Bool, CancelMember?) in
+      if machine.isSettled { return (true, nil) }
+      // Retained, under the lock, where a member referred to is alive (see `UnretainedMember`);
+      // the callback keeps the reference.
+      let earlier = self.member.take()
+      // A closed source has told (or is telling) its members, this one included: it must not be
+      // kept, nothing would forget it.
+      let source = member.source
+      if !(source.isCompleted && !source.isCancelled) { self.member.set(member) }
+      return (false, earlier)
+    }
+    // The caller holds `member`, so it may leave outside the lock.
+    if settled { member.leaveSource() }
+    if let earlier { observe(.run { _ in earlier.leaveSource() }) }
+  }
+
+  /// Forgets `member` if it is still this promise's member: its source closed (see
+  /// ``UnretainedMember``). Under the lock, so a settle that is leaving through the member right
+  /// now finishes first.
+  @usableFromInline
+  final func forgetMember(_ member: CancelMember) {
+    lock.withLock { self.member.forget(member) }
+  }
+}
