@@ -162,6 +162,15 @@ final class ThreadCancelLoop {
 private let threadCancelLoops = ThreadLocalObject<ThreadCancelLoop>()
 
 extension EndedSource {
+  /// Hands the members over, leaving none (a close tells them itself: see
+  /// `CancelStorage.finishClosed`). A swap rather than consuming `members` out of the
+  /// `EndedSource`: the latter crashed Swift 6.3.1's ownership verifier in release builds.
+  mutating func takeMembers() -> TakenMembers {
+    let taken = members
+    members = TakenMembers(head: nil)
+    return taken
+  }
+
   /// Stops the deadline timer and removes the links in parents: an ended source needs neither.
   func detach() {
     deadline?.stop()
