@@ -162,8 +162,9 @@ struct CurrentTokenScopeTests {
   }
 
   /// Nothing cancels a task here: only the current token can stop the transfer.
-  // Without the current token this would wait for work that is never stopped: bounded.
-  @Test(.timeLimit(.minutes(1))) func aURLSessionTransferStartedUnderASynchronousScopeIsStoppedByIt() async throws {
+  // Without the current token this would wait for work that is never stopped: bounded, generously
+  // (under ThreadSanitizer on a busy machine the whole suite's tasks share two cores).
+  @Test(.timeLimit(.minutes(10))) func aURLSessionTransferStartedUnderASynchronousScopeIsStoppedByIt() async throws {
     let server = try LocalHTTPServer()
     let request = CancellationRequest()
     let url = server.baseURL.appendingPathComponent("slow")
@@ -181,8 +182,9 @@ struct CurrentTokenScopeTests {
     #expect(end.clientClosedEarly)
   }
 
-  // Without the current token this would wait for work that is never stopped: bounded.
-  @Test(.timeLimit(.minutes(1))) func theTokenFormsWithoutATokenUseTheCurrentOne() async throws {
+  // Without the current token this would wait for work that is never stopped: bounded, generously
+  // (under ThreadSanitizer on a busy machine the whole suite's tasks share two cores).
+  @Test(.timeLimit(.minutes(10))) func theTokenFormsWithoutATokenUseTheCurrentOne() async throws {
     let request = CancellationRequest()
     request.cancel(reason: Outer())
     let session = URLSession.shared
