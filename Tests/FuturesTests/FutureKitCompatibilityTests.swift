@@ -24,6 +24,19 @@ struct FutureKitCompatibilityTests {
     #expect(FutureKitError.errorForMultipleErrors("m", []) != .errorForMultipleErrors("n", []))
   }
 
+  /// The guide's advice for a non-`Sendable` exception in Swift 6: wrap its name and reason in a
+  /// struct. Such an error equals itself and its twin (it was unequal to itself before review).
+  @Test func aWrappedExceptionValueEqualsItselfAndItsTwin() {
+    struct Wrapped: Sendable {
+      let name: String
+      let reason: String
+    }
+    let error = FutureKitError(exception: Wrapped(name: "N", reason: "R"))
+    #expect(error == error)
+    #expect(error == FutureKitError(exception: Wrapped(name: "N", reason: "R")))
+    #expect(error != FutureKitError(exception: Wrapped(name: "N", reason: "other")))
+  }
+
   @Test func exceptionsCompareByEqualityOrIdentityAndIgnoreTheDetails() {
     #expect(FutureKitError(exception: "boom") == .exceptionCaught("boom", ["where": 1]))
     #expect(FutureKitError(exception: "boom") != .exceptionCaught("bang", nil))

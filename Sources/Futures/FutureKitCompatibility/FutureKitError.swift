@@ -43,7 +43,9 @@ public enum FutureKitError: Error, Sendable, Equatable {
 
   /// Whether `lhs` and `rhs` are the same case with the same message; for
   /// ``exceptionCaught(_:_:)``, the same exception: equal if both are `Hashable` (an `NSObject`
-  /// compares with `isEqual`), otherwise the same object.
+  /// compares with `isEqual`), otherwise the same object for class instances, and for values of
+  /// other types (a struct wrapping an exception's name and reason, say) the same type with the
+  /// same `String(reflecting:)` description, so that an error always equals itself.
   public static func == (lhs: FutureKitError, rhs: FutureKitError) -> Bool {
     switch (lhs, rhs) {
     case (.genericError(let left), .genericError(let right)),
@@ -61,8 +63,10 @@ public enum FutureKitError: Error, Sendable, Equatable {
 
   private static func sameException(_ left: any Sendable, _ right: any Sendable) -> Bool {
     if let left = left as? AnyHashable, let right = right as? AnyHashable { return left == right }
+    guard type(of: left) == type(of: right) else { return false }
     // `as AnyObject` boxes a value type on Linux: compare identities of class instances only.
-    guard type(of: left) is AnyClass, type(of: right) is AnyClass else { return false }
-    return (left as AnyObject) === (right as AnyObject)
+    if type(of: left) is AnyClass { return (left as AnyObject) === (right as AnyObject) }
+    // A value that is not `Hashable`: equal when it describes itself the same way.
+    return String(reflecting: left) == String(reflecting: right)
   }
 }
