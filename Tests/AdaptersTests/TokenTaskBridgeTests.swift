@@ -84,7 +84,12 @@ struct TokenTaskBridgeTests {
     let task = Task {
       try await withCancellationToken(CancellationRequest().token) {
         started.cancel()
-        try await Task.sleep(for: .seconds(3_600))  // only the cancel ends it
+        // Waits for an event only the task's cancel brings: a stream nobody yields to ends when
+        // the iterating task is cancelled.
+        let (never, continuation) = AsyncStream<Never>.makeStream()
+        defer { continuation.finish() }
+        for await _ in never {}
+        try Task.checkCancellation()
       }
     }
     await started.token.cancelled()
