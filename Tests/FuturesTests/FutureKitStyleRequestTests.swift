@@ -32,9 +32,10 @@ private final class Producer: Sendable {
 }
 
 /// FutureKit's own suite never tests cancel requests (its request scenarios are commented out), so
-/// these are ours, in its style: each rule of docs/futures.md about requests, run for every pair
-/// of a producer's executor (its request handler and its completions) and the consumers'
-/// executor (their blocks), as FutureKit's PromiseTests pair executors.
+/// these are ours, in its style: each request rule of the Futures catalog's "Cancellation trees"
+/// (Sources/Futures/Futures.docc/Guides/CancellationTrees.md), run for every pair of a producer's
+/// executor (its request handler and its completions) and the consumers' executor (their blocks),
+/// as FutureKit's PromiseTests pair executors.
 @Suite("Futures: request rules for every pair of FutureKit's executors")
 struct FutureKitStyleRequestTests {
   // MARK: The request tree

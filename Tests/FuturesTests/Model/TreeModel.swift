@@ -2,7 +2,8 @@ import Futures
 
 /// A reference model of a tree of futures — one producer's future and `map(.immediate)` stages
 /// derived from it and from each other — under cancel requests, written from the rules of the
-/// design (`docs/futures.md`, the Futures catalog's "Cancellation trees"):
+/// design (the Futures catalog's "Cancellation trees",
+/// Sources/Futures/Futures.docc/Guides/CancellationTrees.md):
 /// - a request on the producer's future reaches its request handlers (registration order); one
 ///   made before any handler registered is kept and delivered when one does; each handler runs
 ///   at most once;
