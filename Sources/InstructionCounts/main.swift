@@ -237,6 +237,26 @@ let workloads: [Workload] = [
     tail.getCancelToken().cancel()
     blackHole(tail.result)
   },
+  // The complexity of re-entrant requests: each request takes one step, so a chain of n costs n
+  // operations; a request that walked the rest of the chain again (before issue 26) would make the
+  // cost of one operation grow with n and fail the threshold many times over.
+  Workload(
+    name: "futures-handover-chain-request-next",
+    operation: "one future of a hand-over chain whose request handlers each request the next"
+  ) { count in
+    let promises = (0..<count).map { _ in Futures.Promise<Int>() }
+    for index in 0..<(count - 1) { promises[index].completeUsingFuture(promises[index + 1].future) }
+    for index in 0..<count {
+      let next = promises[min(index + 1, count - 1)].future
+      promises[index].onRequestCancel(.immediate) { _ in
+        next.getCancelToken().cancel()
+        return .continue
+      }
+    }
+    promises[0].future.getCancelToken().cancel()
+    promises[count - 1].completeWithSuccess(7)
+    blackHole(promises[0].future.value)
+  },
 ]
 
 /// Starts a thread that stays blocked until the process exits.
