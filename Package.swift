@@ -28,7 +28,7 @@ let package = Package(
     .trait(name: "ServiceLifecycle", description: "Graceful shutdown as a token (swift-service-lifecycle)."),
     .trait(name: "OpenCombine", description: "AnyCancellable and publisher bridges (OpenCombine)."),
     .trait(
-      name: "ServiceContext", description: "Deadlines across services through ServiceContext (swift-distributed-tracing)."),
+      name: "ServiceContext", description: "Deadlines across services in ServiceContext (swift-distributed-tracing)."),
     .default(enabledTraits: []),
   ],
   dependencies: [
