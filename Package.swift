@@ -27,6 +27,8 @@ let package = Package(
       enabledTraits: ["NIO"]),
     .trait(name: "ServiceLifecycle", description: "Graceful shutdown as a token (swift-service-lifecycle)."),
     .trait(name: "OpenCombine", description: "AnyCancellable and publisher bridges (OpenCombine)."),
+    .trait(
+      name: "ServiceContext", description: "Deadlines across services in ServiceContext (swift-distributed-tracing)."),
     .default(enabledTraits: []),
   ],
   dependencies: [
@@ -45,6 +47,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
   ],
   targets: [
     .target(name: "CancelCore", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
@@ -116,6 +119,8 @@ var integrationProducts: [Target.Dependency] {
     .product(
       name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
     .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
+    .product(
+      name: "Instrumentation", package: "swift-distributed-tracing", condition: .when(traits: ["ServiceContext"])),
   ]
 }
 

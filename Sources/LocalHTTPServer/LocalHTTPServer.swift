@@ -20,6 +20,8 @@ import Foundation
 /// - `/fast` — a short body at once.
 /// - `/echo` — reads the request body (`Content-Length` required) and answers with its size
 ///   after `chunkInterval × chunkCount` (a slow upload target).
+/// - `/request-timeout` — answers at once with the value of the request's `request-timeout`
+///   header, or `none` (how a test sees the remaining time a client sent).
 /// - anything else — `404`.
 ///
 /// One thread per connection, blocking sockets: simple and plenty for a test.
@@ -244,6 +246,11 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
         sent += chunk.count
       }
       record(ConnectionEnd(path: request.path, bodyBytesSent: sent, clientClosedEarly: false))
+    case "/request-timeout":
+      let body = request.requestTimeout ?? "none"
+      let ok = send(
+        connection, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+      record(ConnectionEnd(path: request.path, bodyBytesSent: ok ? body.utf8.count : 0, clientClosedEarly: !ok))
     case "/fast":
       let body = "fast response\n"
       let ok = send(
@@ -265,7 +272,7 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   }
 
   /// Reads the request line, the headers, and (for `Content-Length`) the body.
-  private func readRequest(_ connection: Int32) -> (path: String, bodyLength: Int)? {
+  private func readRequest(_ connection: Int32) -> (path: String, bodyLength: Int, requestTimeout: String?)? {
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     let separator: [UInt8] = Array("\r\n\r\n".utf8)
@@ -282,13 +289,17 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
     let path = parts.count > 1 ? String(parts[1]) : "/"
     let lengthLine = lines.first { $0.lowercased().hasPrefix("content-length:") }
     let length = lengthLine.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+    let timeoutLine = lines.first { $0.lowercased().hasPrefix("request-timeout:") }
+    let requestTimeout = timeoutLine.map {
+      $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+    }
     var bodyRead = received.count - headerEnd!
     while bodyRead < length {
       let count = recv(connection, &buffer, buffer.count, 0)
       if count <= 0 { return nil }
       bodyRead += count
     }
-    return (path, length)
+    return (path, length, requestTimeout)
   }
 
   /// Waits up to `interval` for the client to close its side; `true` if it did.

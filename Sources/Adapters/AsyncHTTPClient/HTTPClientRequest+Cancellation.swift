@@ -28,6 +28,11 @@
     /// timer cancelled it first, in which case this throws the token's `TimeoutError`. The body is
     /// bounded by the token alone: a token with a deadline ends it with its `TimeoutError`.
     ///
+    /// A request with a deadline tells the server how long it has: it carries the time left in a
+    /// `request-timeout` header (``RemainingTime``, gRPC's `grpc-timeout` format), unless it
+    /// already has that header or `sendsRemainingTime` is `false`. A server of this package reads
+    /// it with the ServiceContext trait's `CancellationDeadlineInstrument`.
+    ///
     /// Cancelling the task that calls this stops the request as AsyncHTTPClient's own `execute`
     /// does (`CancellationError()`); it does not cancel the token.
     ///
@@ -36,14 +41,17 @@
     ///   - token: stops the request and its body when cancelled; its reason is what they throw.
     ///   - deadline: an absolute deadline for the request until its response head; `nil` to use
     ///     the token's.
+    ///   - sendsRemainingTime: whether a request with a deadline carries the time left in a
+    ///     `request-timeout` header; `true` by default.
     /// - Returns: the response, whose `body` stops when `token` is cancelled.
     /// - Throws: the token's reason when it was cancelled before the head arrived,
     ///   `HTTPClientError.deadlineExceeded` when the deadline passed first, or AsyncHTTPClient's
     ///   own error.
     public func execute(
-      _ request: HTTPClientRequest, token: CancellationToken, deadline: ContinuousClock.Instant? = nil
+      _ request: HTTPClientRequest, token: CancellationToken, deadline: ContinuousClock.Instant? = nil,
+      sendsRemainingTime: Bool = true
     ) async throws -> HTTPClientResponse {
-      try await execute(request, signal: token.signal, deadline: deadline)
+      try await execute(request, signal: token.signal, deadline: deadline, sendsRemainingTime: sendsRemainingTime)
     }
 
     /// Sends `request` with AsyncHTTPClient's async API on a core `CancelSignal`; see
@@ -54,19 +62,29 @@
     ///   - signal: stops the request and its body when cancelled; its reason is what they throw.
     ///   - deadline: an absolute deadline for the request until its response head; `nil` to use
     ///     the signal's.
+    ///   - sendsRemainingTime: whether a request with a deadline carries the time left in a
+    ///     `request-timeout` header; `true` by default.
     /// - Returns: the response, whose `body` stops when `signal` is cancelled.
     /// - Throws: the signal's reason when it was cancelled before the head arrived,
     ///   `HTTPClientError.deadlineExceeded` when the deadline passed first, or AsyncHTTPClient's
     ///   own error.
     public func execute(
-      _ request: HTTPClientRequest, signal: CancelSignal, deadline: ContinuousClock.Instant? = nil
+      _ request: HTTPClientRequest, signal: CancelSignal, deadline: ContinuousClock.Instant? = nil,
+      sendsRemainingTime: Bool = true
     ) async throws -> HTTPClientResponse {
       if let reason = signal.reason { throw reason }
-      let requestDeadline = (deadline ?? signal.deadline).map(NIODeadline.init(continuous:)) ?? .distantFuture
+      let effectiveDeadline = deadline ?? signal.deadline
+      var withHeader = request
+      if sendsRemainingTime, let effectiveDeadline, !request.headers.contains(name: RemainingTime.headerName) {
+        withHeader.headers.add(
+          name: RemainingTime.headerName, value: RemainingTime(until: effectiveDeadline).headerValue)
+      }
+      let sent = withHeader
+      let requestDeadline = effectiveDeadline.map(NIODeadline.init(continuous:)) ?? .distantFuture
       // The child task that `withCancellation` runs AsyncHTTPClient's `execute` in is cancelled by
       // the signal, which cancels the request; the call then throws the signal's reason.
       var response = try await withCancellation(of: signal) {
-        try await self.execute(request, deadline: requestDeadline)
+        try await self.execute(sent, deadline: requestDeadline)
       }
       response.body = .stream(CancellableResponseBody(base: response.body, signal: signal))
       return response

@@ -42,6 +42,45 @@
       #expect(await server.connectionEnd(number: 1).clientClosedEarly == false)
     }
 
+    /// The `request-timeout` header `/request-timeout` received, or "none".
+    private static func sentTimeout(
+      _ request: HTTPClientRequest = HTTPClientRequest(url: ""), server: LocalHTTPServer, token: CancellationToken,
+      deadline: ContinuousClock.Instant? = nil, sendsRemainingTime: Bool = true
+    ) async throws -> String {
+      var request = request
+      request.url = "\(server.baseURL)/request-timeout"
+      let response = try await HTTPClient.shared.execute(
+        request, token: token, deadline: deadline, sendsRemainingTime: sendsRemainingTime)
+      return String(buffer: try await response.body.collect(upTo: 1024))
+    }
+
+    @Test func aRequestWithADeadlineTellsTheServerTheTimeLeft() async throws {
+      let server = try LocalHTTPServer()
+      let request = CancellationRequest(timeout: .seconds(3_600))
+      let sent = try await Self.sentTimeout(server: server, token: request.token)
+      let left = try #require(RemainingTime(headerValue: sent), "sent \(sent)")
+      #expect(left.duration > .zero && left.duration <= .seconds(3_600))
+      // An explicit deadline is the request's deadline: it is what is sent.
+      let sooner = try await Self.sentTimeout(
+        server: server, token: request.token, deadline: .now + .seconds(60))
+      #expect(try #require(RemainingTime(headerValue: sooner)).duration <= .seconds(60))
+    }
+
+    @Test func aRequestWithoutADeadlineOrWithTheOptionOffSendsNoTimeLeft() async throws {
+      let server = try LocalHTTPServer()
+      #expect(try await Self.sentTimeout(server: server, token: CancellationRequest().token) == "none")
+      let timed = CancellationRequest(timeout: .seconds(3_600))
+      #expect(try await Self.sentTimeout(server: server, token: timed.token, sendsRemainingTime: false) == "none")
+    }
+
+    @Test func aRequestThatAlreadyHasTheHeaderKeepsItsOwn() async throws {
+      let server = try LocalHTTPServer()
+      var request = HTTPClientRequest(url: "")
+      request.headers.add(name: RemainingTime.headerName, value: "5S")
+      let timed = CancellationRequest(timeout: .seconds(3_600))
+      #expect(try await Self.sentTimeout(request, server: server, token: timed.token) == "5S")
+    }
+
     @Test func anAlreadyCancelledTokenSendsNothing() async throws {
       let server = try LocalHTTPServer()
       let request = CancellationRequest()
