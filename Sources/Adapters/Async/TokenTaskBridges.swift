@@ -32,7 +32,7 @@ import Tokens
 /// stopped by it, with its reason, and carry its deadline. Nested calls combine: inside, the
 /// current token is cancelled when this token or an enclosing call's token is (the first reason
 /// wins), its `deadline` is the earliest of theirs, and the call throws that reason. After the
-/// call the enclosing current token is back. See <doc:CancellationAcrossTasks>.
+/// call the enclosing current token is back. See `docs/cancellation-across-tasks.md`.
 ///
 /// - Parameters:
 ///   - token: the token whose cancellation cancels the operation.
