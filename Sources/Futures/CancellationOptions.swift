@@ -28,7 +28,7 @@ public struct CancellationOptions: OptionSet, Sendable, Hashable {
   public static let doNotForwardCancelRequestIfThereAreOtherFuturesWaiting = CancellationOptions(rawValue: 1 << 2)
 
   /// Forward the request to the parent even if other consumers of the parent are pending
-  /// (FutureKit 2's default, kept as an opt-in). If the parent's producer agrees, those other
+  /// (FutureKit 3.5's default, kept as an opt-in). If the parent's producer agrees, those other
   /// consumers end ``FutureResult/cancelled`` with it.
   public static let forwardCancelRequestEvenIfThereAreOtherFuturesWaiting = CancellationOptions(rawValue: 1 << 3)
 }
