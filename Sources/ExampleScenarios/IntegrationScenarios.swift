@@ -18,9 +18,13 @@ import Tokens
 #if OpenCombine
   import OpenCombine
 #endif
+#if ServiceContext
+  import Instrumentation
+#endif
 
 /// Scenarios of the integrations, one per package trait, each present only when its trait is
-/// enabled (`swift run --traits NIO,AsyncHTTPClient,ServiceLifecycle,OpenCombine Examples`).
+/// enabled (`swift run --enable-all-traits Examples`; the three-hop deadline needs both
+/// `AsyncHTTPClient` and `ServiceContext`).
 let integrationScenarios: [Scenario] = {
   var scenarios: [Scenario] = []
   #if NIO
@@ -34,6 +38,9 @@ let integrationScenarios: [Scenario] = {
   #endif
   #if OpenCombine
     scenarios.append(openCombineScenario)
+  #endif
+  #if AsyncHTTPClient && ServiceContext
+    scenarios.append(deadlineAcrossServicesScenario)
   #endif
   return scenarios
 }()
@@ -122,5 +129,78 @@ let integrationScenarios: [Scenario] = {
     report.say("the subscription was cancelled synchronously; the promise is rejected: \(firstPrice.isRejected)")
     prices.send(42)
     try require(firstPrice.value == nil, "a value arrived after the cancel")
+  }
+#endif
+
+#if AsyncHTTPClient && ServiceContext
+  /// Reads a header of `LocalHTTPServer`'s handlers (names in lower case).
+  private struct HeaderFieldsExtractor: Extractor {
+    func extract(key: String, from carrier: [String: String]) -> String? { carrier[key.lowercased()] }
+  }
+
+  /// A handler of a service that takes the deadline its caller sent, as a server framework with
+  /// `CancellationDeadlineInstrument` installed would, and runs `work` under it.
+  private func underReceivedDeadline(
+    _ headers: [String: String], _ work: () async throws -> String
+  ) async throws -> String {
+    var context = ServiceContext.topLevel
+    CancellationDeadlineInstrument().extract(headers, into: &context, using: HeaderFieldsExtractor())
+    return try await ServiceContext.withValue(context) { try await withServiceContextCancellation(operation: work) }
+  }
+
+  let deadlineAcrossServicesScenario = Scenario(
+    name: "deadline-three-hops",
+    summary: "A client's 300 ms deadline travels to service A and on to service B, whose hour-long work stops"
+  ) { report in
+    let bStopped = SettleCell<(at: ContinuousClock.Instant, error: String)>()
+    // Service B works for an hour under the deadline it received.
+    let serviceB = try LocalHTTPServer { _, headers in
+      report.say("B received request-timeout: \(headers["request-timeout"] ?? "none"); working for an hour")
+      do {
+        return try await underReceivedDeadline(headers) {
+          try await Task.sleep(for: .seconds(3_600))
+          return "B finished"
+        }
+      } catch {
+        _ = bStopped.settle((.now, "\(error)"))
+        return "B stopped"
+      }
+    }
+    defer { serviceB.stop() }
+    // Service A calls B under the deadline it received; the call carries what is left of it.
+    let serviceA = try LocalHTTPServer { _, headers in
+      report.say("A received request-timeout: \(headers["request-timeout"] ?? "none"); calling B")
+      do {
+        return try await underReceivedDeadline(headers) {
+          let token = CancellationToken.current ?? .none
+          let response = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: "\(serviceB.baseURL)/work"), token: token)
+          return String(buffer: try await response.body.collect(upTo: 1024))
+        }
+      } catch {
+        return "A stopped: \(error)"
+      }
+    }
+    defer { serviceA.stop() }
+    // The client calls A with a 300 ms deadline.
+    let client = CancellationRequest(timeout: .milliseconds(300))
+    guard let clientDeadline = client.token.deadline else { throw ScenarioFailure("the client has no deadline") }
+    let started = ContinuousClock.now
+    do {
+      let response = try await HTTPClient.shared.execute(
+        HTTPClientRequest(url: "\(serviceA.baseURL)/order"), token: client.token)
+      throw ScenarioFailure("the client got an answer: \(response.status)")
+    } catch is TimeoutError {
+      report.say("the client's call threw TimeoutError after \(Report.milliseconds(ContinuousClock.now - started))")
+    }
+    let stopped = await withCheckedContinuation { continuation in
+      _ = bStopped.observe { continuation.resume(returning: $0) }
+    }
+    report.say(
+      "B's work stopped \(Report.milliseconds(stopped.at - clientDeadline)) after the client's deadline, with \(stopped.error)"
+    )
+    try require(
+      stopped.error.contains("TimeoutError") || stopped.error.contains("CancellationError"),
+      "B stopped with \(stopped.error)")
   }
 #endif

@@ -24,11 +24,15 @@ import Foundation
 ///   header, or `none` (how a test sees the remaining time a client sent).
 /// - anything else — `404`.
 ///
+/// Given a `handler`, the server is a service instead: every request is answered with the text the
+/// handler returns, computed in a task of its own that is cancelled if the client hangs up first
+/// (as a server framework cancels a handler whose client went away).
+///
 /// One thread per connection, blocking sockets: simple and plenty for a test.
 public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
   @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `listener`, `port` and the timings are set in `init` and
+  // Safety of `@unchecked Sendable`: `listener`, `port`, the timings and `handler` are set in `init` and
   // never change; `ended` and `stopped` are guarded by `lock`; per-connection state is confined to
   // that connection's thread.
 
@@ -57,13 +61,28 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   private var answerWaiters: [(String, SettleCell<Void>)] = []
   private var stopped = false
   private var releasedChunks = 0
+  private let handler: Handler?
+
+  /// Answers one request of a service: given the path and the request's headers (names in lower
+  /// case), returns the response body.
+  public typealias Handler = @Sendable (_ path: String, _ headers: [String: String]) async -> String
 
   /// Binds to an ephemeral port on 127.0.0.1 and starts accepting connections.
   ///
   /// The default timing makes `/slow` and `/echo` last over half an hour: a test that cancels
   /// "mid-transfer" stays mid-transfer however long a loaded machine delays it (a parallel test
   /// run can hold every cooperative thread for many seconds).
-  public init(chunkSize: Int = 1024, chunkCount: Int = 100_000, chunkInterval: Duration = .milliseconds(20)) throws {
+  ///
+  /// - Parameters:
+  ///   - chunkSize: the size of one chunk of `/slow` and `/stepped`.
+  ///   - chunkCount: how many chunks they send.
+  ///   - chunkInterval: the time between chunks of `/slow`.
+  ///   - handler: if given, answers every request instead of the routes above.
+  public init(
+    chunkSize: Int = 1024, chunkCount: Int = 100_000, chunkInterval: Duration = .milliseconds(20),
+    handler: Handler? = nil
+  ) throws {
+    self.handler = handler
     self.chunkSize = chunkSize
     self.chunkCount = chunkCount
     self.chunkInterval = chunkInterval
@@ -199,6 +218,7 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
       setsockopt(connection, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
     #endif
     guard let request = readRequest(connection) else { return }
+    if let handler { return serve(connection, request.path, request.headers, with: handler) }
     switch request.path {
     case "/slow":
       let total = chunkSize * chunkCount
@@ -247,7 +267,7 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
       }
       record(ConnectionEnd(path: request.path, bodyBytesSent: sent, clientClosedEarly: false))
     case "/request-timeout":
-      let body = request.requestTimeout ?? "none"
+      let body = request.headers["request-timeout"] ?? "none"
       let ok = send(
         connection, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
       record(ConnectionEnd(path: request.path, bodyBytesSent: ok ? body.utf8.count : 0, clientClosedEarly: !ok))
@@ -272,7 +292,7 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   }
 
   /// Reads the request line, the headers, and (for `Content-Length`) the body.
-  private func readRequest(_ connection: Int32) -> (path: String, bodyLength: Int, requestTimeout: String?)? {
+  private func readRequest(_ connection: Int32) -> (path: String, bodyLength: Int, headers: [String: String])? {
     var received: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     let separator: [UInt8] = Array("\r\n\r\n".utf8)
@@ -289,9 +309,11 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
     let path = parts.count > 1 ? String(parts[1]) : "/"
     let lengthLine = lines.first { $0.lowercased().hasPrefix("content-length:") }
     let length = lengthLine.flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
-    let timeoutLine = lines.first { $0.lowercased().hasPrefix("request-timeout:") }
-    let requestTimeout = timeoutLine.map {
-      $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces)
+    var headers: [String: String] = [:]
+    for line in lines.dropFirst() {
+      let field = line.split(separator: ":", maxSplits: 1)
+      guard field.count == 2 else { continue }
+      headers[field[0].lowercased()] = field[1].trimmingCharacters(in: .whitespaces)
     }
     var bodyRead = received.count - headerEnd!
     while bodyRead < length {
@@ -299,7 +321,26 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
       if count <= 0 { return nil }
       bodyRead += count
     }
-    return (path, length, requestTimeout)
+    return (path, length, headers)
+  }
+
+  /// Answers a request with `handler`'s text; cancels the handler's task if the client hangs up
+  /// before it is ready.
+  private func serve(_ connection: Int32, _ path: String, _ headers: [String: String], with handler: @escaping Handler)
+  {
+    let answer = SettleCell<String>()
+    let task = Task { _ = answer.settle(await handler(path, headers)) }
+    markAnswering(path)
+    while answer.value == nil {
+      if clientHungUp(connection, within: .milliseconds(5)) {
+        task.cancel()
+        return record(ConnectionEnd(path: path, bodyBytesSent: 0, clientClosedEarly: true))
+      }
+    }
+    let body = answer.value ?? ""
+    let ok = send(
+      connection, "HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+    record(ConnectionEnd(path: path, bodyBytesSent: ok ? body.utf8.count : 0, clientClosedEarly: !ok))
   }
 
   /// Waits up to `interval` for the client to close its side; `true` if it did.
