@@ -32,7 +32,9 @@ import CancelCore
 /// after an `ensure` keeps the one before it). Once none is left, nobody can cancel the chain any
 /// more: the context goes away and lets go of its pending members, and a pending chain nobody can
 /// reach is freed (one still reachable, through a resolver for example, runs on as a chain that
-/// can no longer be cancelled).
+/// can no longer be cancelled). The stages after a `recover` or a clean-up are the exception:
+/// while the chain before them can still be cancelled, their pending members stay reachable by
+/// its cancel (see `deinit`).
 public final class CancelContext: CancellableWithReason, Sendable {
   /// The core source whose cancellation is the chain's cancellation: cancelling it rejects the
   /// pending members.
