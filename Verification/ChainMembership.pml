@@ -13,11 +13,17 @@
  *     waiting members (which holds a reference to each), and a reference count (the context's
  *     and the member's references).
  *   - source 0's context (CancelContext.swift), held by two users: one may cancel it and then lets
- *     go, the other only lets go. The last one to let go runs the context's deinit, which closes
- *     the source.
+ *     go, the other only lets go. The last one to let go runs the context's deinit, which
+ *     releases the source (`CancelStorage.release()`): closed at once if no member waits, else
+ *     kept open for a parent's cancel and closed by the settle of the last member that leaves it
+ *     (`CancelMember.closeSourceIfDrained()`). (A root context closes its source outright, as the
+ *     released source does here when its member already left.)
+ *   - a parent of source 0 (the chain before a recover or a clean-up), whose cancel reaches it
+ *     through a link at any time, the context kept or not; the link holds a reference to it.
  * The threads: the settler (a resolver fulfilling P, or a stage settling it), the two users of the
- * context, and (configuration ATTACH) a thread making P a member of a second context
- * (`CancelContext.adopt`, P already being a member of the first: the same promise wrapped twice).
+ * context, the parent cancelling through its link, and (configuration ATTACH) a thread making P a
+ * member of a second context (`CancelContext.adopt`, P already being a member of the first: the
+ * same promise wrapped twice).
  *
  * Checked (every interleaving of the steps, exhaustively; locks as blocking test-and-set):
  *   - no retain of a member whose reference count reached zero (its deinit is running: Swift then
@@ -26,7 +32,10 @@
  *     waiting in it leaves P rejected with the cancel;
  *   - no double settle; the cancel is recorded (`hasCancelledMember`) whenever it rejected P;
  *   - no deadlock (spin's invalid end states: a thread blocked on a lock for ever, including a
- *     thread taking a lock it holds, as a member's deinit run inside the promise's lock would).
+ *     thread taking a lock it holds, as a member's deinit run inside the promise's lock would);
+ *   - no cancel of the parent lost behind a context that went away: the parent's cancel never finds
+ *     source 0 closed while P is still pending (issue 26, "D1");
+ *   - the source always ends (a released source closes once its member left).
  *
  * Configurations (one -D each, see run.sh): none is the code as it is.
  *   MAIN_BEFORE_28  the code before issue #28: a member's deinit forgets it in its promise
@@ -43,6 +52,12 @@
  *                   that flips in between is lost).
  *   WITHDRAWN_CLOSED_FIX passes: the model finds no fault in it (see run.sh).
  *   ATTACH          adds the attaching thread (with its race against the earlier member's close).
+ *   ROOT            a root context (`CancelContext()`, a chain's first): its deinit closes its
+ *                   source even while the member waits (nothing can cancel it any more), and no
+ *                   parent cancels it. The configurations before it imply it.
+ *   CLOSE_ON_DROP   a context made from another whose deinit closes its source even while the
+ *                   member waits, as before issue 26's "D1": must fail (the parent's cancel is
+ *                   lost).
  */
 
 #define ACTIVE 0
@@ -61,6 +76,11 @@
 
 #if defined(MAIN_BEFORE_28) || defined(WITHDRAWN) || defined(WITHDRAWN_CLOSED_FIX)
 #define FORGET_IN_DEINIT 1
+/* they predate released sources: the context is a root one */
+#define ROOT 1
+#endif
+#if defined(ROOT) || defined(CLOSE_ON_DROP)
+#define CLOSES_ON_DROP 1
 #endif
 
 /* ---- state ---- */
@@ -81,6 +101,9 @@ byte mState[2];         /* ALIVE / DEINIT / FREED */
 bool hasLeft[2];
 
 byte ctxRC = 2;         /* the two users of context 0 */
+
+bool released[2];      /* the context let go of source i while a member waited (release()) */
+bool lostUpstream;      /* ghost: the parent's cancel found source 0 closed while P was pending */
 
 bool cancelWhileWaiting; /* ghost: the cancel flipped source 0 while P was pending and member 0
                             waited in it */
@@ -134,7 +157,10 @@ inline removeMember(i, handed) {
   :: status[i] == ACTIVE ->        /* !isCompleted */
     lock(sLock[i]);
     if
-    :: status[i] == ACTIVE && linked[i] -> linked[i] = false; handed = true /* the list's reference */
+    :: status[i] == ACTIVE && linked[i] ->
+      linked[i] = false; handed = true; /* the list's reference */
+      /* the last member of a released source: the leaving thread closes it after unlocking */
+      if :: released[i] -> drained = true :: else -> skip fi
     :: else -> skip
     fi;
     unlock(sLock[i])
@@ -164,7 +190,7 @@ inline removeMember(i, handed) {
 /* Promise.settleLeavingDelivery: `claim` is the resolver's cancelWins (the chain's cancel error
    wins once its cancel started). Records whether it settled into `did`. */
 inline settlePromise(result, claim, did) {
-  m = NONE; held = false; handed = false; r = result;
+  m = NONE; held = false; handed = false; drained = false; r = result;
   lock(pLock);
   if
   :: pMember != NONE ->
@@ -198,9 +224,35 @@ inline settlePromise(result, claim, did) {
   };
   if :: m != NONE -> removeMember(m, handed) :: else -> skip fi;
   unlock(pLock);
+  /* after unlocking, with the list's reference still held: the drained source closes */
+  if :: drained -> touchMember(m); closeDrained(m) :: else -> skip fi;
   /* released after unlocking: the list's (or leaving's) reference, then the section's own */
   if :: handed -> releaseMember(m, last) :: else -> skip fi;
   if :: held -> releaseMember(m, last) :: else -> skip fi
+}
+
+/* CancelStorage.close(.drained): a released source whose last member left closes (no member is
+   left to tell). */
+inline closeDrained(i) {
+  touchSource(i);
+  lock(sLock[i]);
+  if :: status[i] == ACTIVE && released[i] && !linked[i] -> status[i] = CLOSED :: else -> skip fi;
+  unlock(sLock[i])
+}
+
+/* CancelContext.deinit of a context made from another: CancelStorage.release(), closing at once
+   if the member does not wait any more; CLOSE_ON_DROP closes in any case. */
+inline releaseSource0() {
+#ifdef CLOSES_ON_DROP
+  closeSource(0)
+#else
+  touchSource(0);
+  stays = false;
+  lock(sLock[0]);
+  if :: status[0] == ACTIVE && linked[0] -> released[0] = true; stays = true :: else -> skip fi;
+  unlock(sLock[0]);
+  if :: !stays -> closeSource(0) :: else -> skip fi
+#endif
 }
 
 /* Promise.actAsMember with .cancelled: the chain's reject (ChainState.reject / UnretainedMember). */
@@ -239,8 +291,10 @@ inline closeSource(i) {
   fi
 }
 
-/* CancelStorage.cancel(reason:) of source 0 and its members (CancelStorage+Propagation). */
-inline cancelSource() {
+/* CancelStorage.cancel(reason:) of source 0 and its members (CancelStorage+Propagation);
+   `viaLink`: the parent's cancel through its link, which records whether it found the source
+   closed while P was pending. */
+inline cancelSource(viaLink) {
   taken = false;
   touchSource(0);
   if
@@ -252,9 +306,11 @@ inline cancelSource() {
       taken = linked[0];
       linked[0] = false;
       cancelWhileWaiting = (taken && pResult == PENDING)
+    :: status[0] == CLOSED && viaLink -> lostUpstream = lostUpstream || pResult == PENDING
     :: else -> skip
     fi;
     unlock(sLock[0])
+  :: status[0] == CLOSED && viaLink -> lostUpstream = lostUpstream || pResult == PENDING
   :: else -> skip
   fi;
   if
@@ -266,29 +322,44 @@ inline cancelSource() {
   fi
 }
 
-/* A user of context 0 lets go; the last one runs its deinit (close, then its source reference). */
+/* A user of context 0 lets go; the last one runs its deinit (release, then its source reference). */
 inline dropContext() {
   d_step { ctxRC--; lastUser = (ctxRC == 0) };
   if
-  :: lastUser -> closeSource(0); releaseSource(0)
+  :: lastUser -> releaseSource0(); releaseSource(0)
   :: else -> skip
   fi
 }
 
 proctype Canceller() {
   /* the locals the inlines use */
-  bool did, held, handed, last, taken, lastUser;
+  bool did, held, handed, last, taken, lastUser, drained, stays;
   byte m, r;
   if
-  :: cancelSource()
+  :: cancelSource(false)
   :: skip
   fi;
   dropContext()
 }
 
+#ifndef ROOT
+/* The parent whose cancel reaches source 0 through a link (the chain before a recover or a
+   clean-up): cancels at any moment, or never, then its link lets go of the source. */
+proctype Upstream() {
+  /* the locals the inlines use */
+  bool did, held, handed, last, taken, lastUser, drained, stays;
+  byte m, r;
+  if
+  :: cancelSource(true)
+  :: skip
+  fi;
+  releaseSource(0)
+}
+#endif
+
 proctype Dropper() {
   /* the locals the inlines use */
-  bool did, held, handed, last, taken, lastUser;
+  bool did, held, handed, last, taken, lastUser, drained, stays;
   byte m, r;
   dropContext()
 }
@@ -296,7 +367,7 @@ proctype Dropper() {
 /* The resolver fulfilling P (Resolver -> Promise.resolve), or a stage settling it. */
 proctype Settler() {
   /* the locals the inlines use */
-  bool did, held, handed, last, taken, lastUser;
+  bool did, held, handed, last, taken, lastUser, drained, stays;
   byte m, r;
 #ifdef STAGE_CHECK_FIRST
   /* ChainState.settle / settleMember before #28: check, then settle without the claim */
@@ -315,7 +386,7 @@ proctype Settler() {
 proctype Attacher() {
   bool added, settled, earlier;
   /* the locals the inlines use */
-  bool did, held, handed, last, taken, lastUser;
+  bool did, held, handed, last, taken, lastUser, drained, stays;
   byte m, r;
   /* addMember: a new source is active */
   lock(sLock[1]);
@@ -352,8 +423,9 @@ proctype Attacher() {
     /* a callback of the promise: the earlier member leaves when the promise settles (here: once
        the settler is done, the callback run; its reference released after) */
     (pResult != PENDING);
-    handed = false;
+    handed = false; drained = false;
     removeMember(0, handed);
+    if :: drained -> touchMember(0); closeDrained(0) :: else -> skip fi;
     if :: handed -> releaseMember(0, last) :: else -> skip fi;
     releaseMember(0, last)
   :: else -> skip
@@ -364,8 +436,15 @@ proctype Attacher() {
 init {
   atomic {
     /* member 0 waits in source 0 (joinAsUnsharedMember): the list holds it; the promise refers to
-       it unretained. Source 0 is held by its context and by member 0. */
-    status[0] = ACTIVE; sRC[0] = 2; linked[0] = true; mRC[0] = 1; pMember = 0;
+       it unretained. Source 0 is held by its context, by member 0 and (but for ROOT) by its
+     parent's link. */
+    status[0] = ACTIVE; linked[0] = true; mRC[0] = 1; pMember = 0;
+#ifdef ROOT
+    sRC[0] = 2;
+#else
+    sRC[0] = 3;
+    run Upstream();
+#endif
 #ifdef ATTACH
     /* source 1: a new context (keeping it) and member 1 (made by the attaching thread) */
     status[1] = ACTIVE; sRC[1] = 2; mRC[1] = 1;
@@ -388,6 +467,10 @@ init {
      does. Not a guarantee the code gives: docs/architecture.md.) */
   assert(!cancelWhileWaiting || pResult == CANCEL);
 #endif
+  /* no cancel of the parent lost behind the context going away (issue 26, D1) */
+  assert(!lostUpstream);
+  /* the source ended: a released source closed once its member left */
+  assert(status[0] != ACTIVE);
   /* a cancel that rejected the promise is recorded */
   assert(pResult != CANCEL || recorded[0]);
   /* everything freed once nothing holds it (the settler's, users' and members' references) */

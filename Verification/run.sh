@@ -54,10 +54,13 @@ check() {
 echo "Chain membership model ($(spin -V)):"
 check "the code"                         pass "" -- 
 check "the code, attaching"              pass "" -- -DATTACH
+check "the code, a root context"         pass "" -- -DROOT
+check "a root context, attaching"        pass "" -- -DROOT -DATTACH
 check "before #28 (retain in a deinit)"  fail 'mState\[m\]==0' -- -DMAIN_BEFORE_28
 check "withdrawn unretained settle"      fail 'mState\[m\]==0' -- -DWITHDRAWN
 check "withdrawn, after the close fix"   pass "" -- -DWITHDRAWN_CLOSED_FIX
 check "a stage checking first"           fail 'cancelWhileWaiting' -- -DSTAGE_CHECK_FIRST
+check "closed on drop (before D1)"       fail 'lostUpstream' -- -DCLOSE_ON_DROP
 
 if [ "$failures" -ne 0 ]; then
   echo "error: $failures configuration(s) did not end as expected" >&2

@@ -54,6 +54,10 @@ package final class CancelMember: @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline var hasLeftStorage = CoreAtomicStorage<Bool>(false)
   /// Whether the member is in its source's list right now.
   @usableFromInline @exclusivity(unchecked) var isLinked = false
+  /// Set (under the source's lock) when this member was the last one a released source waited
+  /// for (see `CancelStorage.release()`): the thread that took it out closes the source after
+  /// unlocking (``closeSourceIfDrained()``). In what would otherwise be padding.
+  @usableFromInline @exclusivity(unchecked) var drainedItsSource = false
 
   /// The source whose group this member joins, retained: a member that a cancel took may outlive
   /// every other holder of the source, and it leaves the source through this reference.
@@ -96,6 +100,14 @@ package final class CancelMember: @unchecked Sendable {
   @inlinable @discardableResult
   package func leaveSource() -> CancelMember? {
     source.removeMember(self)
+  }
+
+  /// After ``leaveSource()``, outside every lock, by the thread that left: closes the source if
+  /// this member was the last one it waited for and its owner had released it (see
+  /// `CancelStorage.release()`). One load when it was not.
+  @inlinable
+  package func closeSourceIfDrained() {
+    if drainedItsSource { _ = source.close(.drained) }
   }
 
   /// For a target settling on its own while its group may be cancelled: if the source's cancel

@@ -30,6 +30,11 @@ struct CancelStateMachine: Sendable {
   /// The pending deadline, stopped when the source ends or the deadline is replaced. A reference
   /// (rather than the instant and timer inline) so a source without a deadline stores one word.
   private var deadline: ArmedDeadline?
+  /// Whether the source's owner let go of it while members still waited or dependents pinned it
+  /// (see `CancelStorage.release()`): it then closes as soon as neither is left.
+  private var released = false
+  /// How many released dependents need this source open (see `CancelStorage.pin()`).
+  private var pins = 0
 
   /// The number of handlers (including links to children) waiting on this source.
   var registrationCount: Int { handlers.count }
@@ -78,7 +83,50 @@ struct CancelStateMachine: Sendable {
   /// ended it, so this touches nothing.
   mutating func removeMember(_ member: CancelMember) -> CancelMember? {
     guard case .active = phase else { return nil }
-    return members.remove(member)
+    let held = members.remove(member)
+    // The last member a released source waited for: the leaving thread closes it after unlocking.
+    if released, held != nil, members.isEmpty, pins == 0 { member.drainedItsSource = true }
+    return held
+  }
+
+  /// Whether members wait on the source or released dependents pin it (it is active).
+  var isNeeded: Bool {
+    guard case .active = phase else { return false }
+    return !members.isEmpty || pins > 0
+  }
+
+  /// The owner let go: marks the source released. Returns whether it may close now (no member
+  /// waits and no dependent pins it).
+  mutating func release() -> Bool {
+    guard case .active = phase else { return false }
+    released = true
+    return isDrained
+  }
+
+  /// Whether the source is active, released, and nothing needs it open any more.
+  var isDrained: Bool {
+    guard case .active = phase else { return false }
+    return released && members.isEmpty && pins == 0
+  }
+
+  /// Whether the source is active and released.
+  var isReleased: Bool {
+    guard case .active = phase else { return false }
+    return released
+  }
+
+  /// A dependent needs the source open; `false` if it already ended.
+  mutating func pin() -> Bool {
+    guard case .active = phase else { return false }
+    pins += 1
+    return true
+  }
+
+  /// A dependent no longer needs the source open. Returns whether it may close now.
+  mutating func unpin() -> Bool {
+    guard case .active = phase else { return false }
+    pins -= 1
+    return isDrained
   }
 
   /// The first `cancel` or `close` wins; later ones return `nil`.

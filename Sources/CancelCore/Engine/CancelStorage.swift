@@ -219,9 +219,29 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// Closes if still active: completion handlers run with `false`, the rest are released.
   /// Returns whether this call did it.
   package func close() -> Bool {
+    close(.always)
+  }
+
+  /// When ``close(_:)`` closes.
+  @usableFromInline enum CloseCondition {
+    /// Whenever the source is active.
+    case always
+    /// Only once it is released and nothing needs it open any more (see ``release()``).
+    case drained
+    /// Only if it is released (see ``release()``), members waiting or not.
+    case released
+  }
+
+  /// Closes if still active and `condition` holds. Returns whether this call did it.
+  @usableFromInline func close(_ condition: CloseCondition) -> Bool {
     if status.load(ordering: .relaxed) != Self.active { return false }
     var ended: EndedSource? = nil
     let didClose = lock.withLock { () -> Bool in
+      switch condition {
+      case .always: break
+      case .drained: if !machine.isDrained { return false }
+      case .released: if !machine.isReleased { return false }
+      }
       // A source nothing waits on (a cancel context whose members all settled, say) ends without
       // building the list of things to do after unlocking.
       if machine.closeIfIdle() {
@@ -240,6 +260,44 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     Self.finish(consume taken)
     Self.finishClosed(members)
     return true
+  }
+
+  // MARK: Released sources
+
+  /// The owner lets go of the source without closing it: it stays open (a cancel of a parent still
+  /// reaches its members) while members wait on it or released dependents pin it (``pin()``), and
+  /// closes as soon as neither is left — when the last member leaves (the leaving thread closes
+  /// it, see ``CancelMember/closeSourceIfDrained()``) or the last pin goes — or when something
+  /// closes it. At once if nothing needs it now.
+  ///
+  /// For a source whose owner goes away while a parent can still cancel it: the caller makes sure
+  /// that the source closes when no parent can any more (a parent's completion handler that closes
+  /// it, say), or its waiting members are kept until they leave.
+  package func release() {
+    if status.load(ordering: .relaxed) != Self.active { return }
+    if lock.withLock({ machine.release() }) { _ = close(.drained) }
+  }
+
+  /// Closes the source if it was released (``release()``), even with members waiting: nothing can
+  /// cancel it any more. Returns whether this call closed it.
+  package func closeIfReleased() -> Bool {
+    close(.released)
+  }
+
+  /// Whether members wait on this source or released dependents pin it (``pin()``); `false` once
+  /// it ended.
+  package var isNeeded: Bool { lock.withLock { machine.isNeeded } }
+
+  /// Keeps a released source open for a dependent (a released source it cancels) until
+  /// ``unpin()``. Returns `false` (and keeps nothing) if the source already ended.
+  package func pin() -> Bool {
+    if status.load(ordering: .relaxed) != Self.active { return false }
+    return lock.withLock { machine.pin() }
+  }
+
+  /// Ends a ``pin()``: a released source nothing else needs closes now.
+  package func unpin() {
+    if lock.withLock({ machine.unpin() }) { _ = close(.drained) }
   }
 
   /// Tells each member of a closed source that it closed (``CancelMember/Event/closed``), oldest

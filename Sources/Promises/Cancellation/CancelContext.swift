@@ -32,7 +32,9 @@ import CancelCore
 /// after an `ensure` keeps the one before it). Once none is left, nobody can cancel the chain any
 /// more: the context goes away and lets go of its pending members, and a pending chain nobody can
 /// reach is freed (one still reachable, through a resolver for example, runs on as a chain that
-/// can no longer be cancelled).
+/// can no longer be cancelled). The stages after a `recover` or a clean-up are the exception:
+/// while the chain before them can still be cancelled, their pending members stay reachable by
+/// its cancel (see `deinit`).
 public final class CancelContext: CancellableWithReason, Sendable {
   /// The core source whose cancellation is the chain's cancellation: cancelling it rejects the
   /// pending members.
@@ -45,44 +47,65 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// `entry` after an earlier `ensure`). Links rather than a reference to the context before: the
   /// core propagates through them without recursion, and no context keeps the one before alive.
   let entry: CancelStorage?
+  /// For a context made from another (a branch after `recover`, the stages after an `ensure`):
+  /// the source of the chain before it whose cancel reaches this context's source (a branch's
+  /// upstream, followed once the recover's input settled) or its `hold` (after an `ensure`); `nil`
+  /// for any other context, and for a branch that the chain before it never cancels. See
+  /// `deinit`.
+  let upstreamSource: CancelStorage?
+  /// After an `ensure` on the stages after an earlier one: the earlier context's `hold`, the
+  /// other way a cancel reaches this context's `hold`.
+  let upstreamHold: CancelStorage?
+  /// A branch's upstream context, kept while the branch lives: cancelling the branch cancels the
+  /// chain before it, which must therefore stay cancellable (a context that went away closes its
+  /// source). Nothing of the chain before keeps the branch's context.
+  let upstream: CancelContext?
 
   /// A new context, not cancelled, with no members (PromiseKit 7 code creates one directly).
   public init() {
     hold = nil
     entry = nil
+    upstreamSource = nil
+    upstreamHold = nil
+    upstream = nil
   }
 
-  /// A context for a branch that continues from `upstream` (after `recover`): cancelling the
-  /// branch also cancels `upstream`, but cancelling `upstream` leaves the branch to the recover.
-  init(branchOf upstream: CancelContext) {
+  /// A context for a branch that continues from `input`, a member of `upstream` (after a recover
+  /// with `policy`): cancelling the branch also cancels `upstream`; a cancel of `upstream` cancels
+  /// the branch too, unless the recover handles that cancel: linked once `input` settled, except
+  /// when the cancel of `upstream` itself rejected it and `policy` covers the cancel error (the
+  /// recover's body then gets the error and the branch goes on). A recover with policy
+  /// `.allErrors` added to a chain already cancelled is never linked: it starts its branch anew,
+  /// as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the chain before it, which
+  /// stays cancelled here).
+  ///
+  /// The follow is registered on `input` before the recover's own callback, so a cancel the
+  /// recover passes on has cancelled the branch before anything of the branch sees the rejection.
+  /// The callback holds the two sources, not the contexts (see `ChainState`); the link leaves
+  /// `upstream`'s source as soon as this branch ends. If this context goes away while members of
+  /// the branch still wait, its source stays open for `upstream`'s cancel (see `deinit`).
+  init<T>(branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
     hold = nil
     entry = nil
+    self.upstream = upstream
+    upstreamHold = nil
+    let upstreamSource = upstream.source
+    let follows = !(policy == .allErrors && upstreamSource.isCancelled)
+    self.upstreamSource = follows ? upstreamSource : nil
     // Through the entry after an `ensure`: a cancel of the branch reaches the whole chain before
-    // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up. The link
-    // keeps `upstream` alive (see `ChainState.append(_:through:)`).
-    chain.append(upstream, through: upstream.entry ?? upstream.source)
-  }
-
-  /// Makes a cancel of `upstream` cancel this branch (made with ``init(branchOf:)`` for a recover
-  /// on `input`, a member of `upstream`) too, unless the recover handles that cancel: linked once
-  /// `input` settled, except when the cancel of `upstream` itself rejected it and `policy` covers
-  /// the cancel error (the recover's body then gets the error and the branch goes on). A recover
-  /// with policy `.allErrors` added to a chain already cancelled is never linked: it starts its
-  /// branch anew, as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the chain
-  /// before it, which stays cancelled here).
-  ///
-  /// Registered on `input` before the recover's own callback, so a cancel the recover passes on
-  /// has cancelled the branch before anything of the branch sees the rejection. The callback holds
-  /// the two sources, not the contexts (see `ChainState`); the link leaves `upstream`'s source as
-  /// soon as this branch ends (its context closes its source when it goes away).
-  func follow<T>(_ upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
-    let (branch, upstream) = (source, upstream.source)
-    if policy == .allErrors, upstream.isCancelled { return }
+    // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up.
+    _ = (upstream.entry ?? upstreamSource).link(to: source)
+    guard follows else { return }
+    let branch = source
     input.pipe { result in
-      if case .failure(let error) = result, upstream.isCancelled(by: ErrorIdentity(error)), policy.handles(error) {
+      if case .failure(let error) = result, upstreamSource.isCancelled(by: ErrorIdentity(error)),
+        policy.handles(error)
+      {
+        // Nothing can cancel the branch any more: if its context went away, its source goes.
+        _ = branch.closeIfReleased()
         return
       }
-      _ = branch.link(to: upstream)
+      if !branch.link(to: upstreamSource), !upstreamSource.isCancelled { _ = branch.closeIfReleased() }
     }
   }
 
@@ -101,6 +124,9 @@ public final class CancelContext: CancellableWithReason, Sendable {
     _ = hold.link(to: entry)
     self.hold = hold
     self.entry = entry
+    upstreamSource = upstream.source
+    upstreamHold = upstream.hold
+    self.upstream = nil
     // The entry's link to the chain before keeps that chain's context alive while this one can
     // cancel it (see `ChainState.append(_:through:)`).
     ChainState(source: entry).append(upstream, through: upstream.entry ?? upstream.source)
@@ -148,10 +174,51 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// source then completes without cancellation. Observers of ``signal`` (a token made from the
   /// context) complete as not cancelled, the handlers still registered (tasks) are released, and
   /// so are the members still pending, which frees whatever of the chain nobody else holds.
+  ///
+  /// Except for a context made from another (a branch, the stages after an `ensure`) whose
+  /// members still wait (or that such a context still needs) while the chain before it can still
+  /// cancel them: its source (and its `hold`) is released rather than closed
+  /// (`CancelStorage.release()`), so that a cancel of the chain before it still rejects them; it
+  /// closes once they all settled, or once the chain before it can no longer be cancelled (its
+  /// context went away), whichever comes first.
   deinit {
-    _ = source.close()
-    _ = hold?.close()
+    if let upstreamSource, source.isNeeded {
+      if let hold {
+        Self.release(source, cancellableThrough: [hold])
+        Self.release(hold, cancellableThrough: [upstreamSource] + (upstreamHold.map { [$0] } ?? []))
+      } else {
+        Self.release(source, cancellableThrough: [upstreamSource])
+      }
+    } else {
+      _ = source.close()
+      _ = hold?.close()
+    }
+    // Last: the entry keeps the context before the clean-up, whose own deinit may run now, and
+    // must find the sources it still cancels pinned.
     _ = entry?.close()
+  }
+
+  /// Releases `source` (see `CancelStorage.release()`), which a cancel of one of `parents` reaches:
+  /// each parent still open is pinned (a released parent stays open for it) and closes `source`
+  /// when it closes (nothing can cancel `source` any more); `source`'s end removes both again. If
+  /// no parent is open, `source` closes now, unless one was cancelled: its cancel may still be on
+  /// its way (a branch is linked once the recover's input settled).
+  private static func release(_ source: CancelStorage, cancellableThrough parents: [CancelStorage]) {
+    var pinned = false
+    for parent in parents where parent.pin() {
+      pinned = true
+      let hook = parent.register(.onComplete { cancelled in if !cancelled { _ = source.close() } })
+      _ = source.register(
+        .onComplete { _ in
+          hook.unregister()
+          parent.unpin()
+        })
+    }
+    if !pinned, !parents.contains(where: \.isCancelled) {
+      _ = source.close()
+      return
+    }
+    source.release()
   }
 
   /// What the chain's stages use of it: the same source, without keeping this context alive.

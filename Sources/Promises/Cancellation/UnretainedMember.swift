@@ -125,8 +125,8 @@ extension Promise {
       return (false, earlier)
     }
     // The caller holds `member`, so it may leave outside the lock.
-    if settled { member.leaveSource() }
-    if let earlier { observe(.run { _ in earlier.leaveSource() }) }
+    if settled { member.leaveSource()?.closeSourceIfDrained() }
+    if let earlier { observe(.run { _ in earlier.leaveSource()?.closeSourceIfDrained() }) }
   }
 
   /// Forgets `member` if it is still this promise's member: its source closed (see

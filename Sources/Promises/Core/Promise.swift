@@ -230,7 +230,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
       return (action, heldMember?.leaveSource(), heldMember)
     }
     // Released after unlocking: the context list's reference to the member, and this section's.
-    _ = leftList
+    // The last member of a context that went away while it waited closes its source now.
+    if let leftList { leftList.closeSourceIfDrained() }
     _ = heldMember
     return action
   }
