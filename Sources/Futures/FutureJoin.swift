@@ -1,17 +1,12 @@
-/// Waits for the inputs of a combinator: the core's `CancelJoinStateMachine` hosted beside a
-/// `CoreLock`, as the core's own `CancelJoin` does.
+/// Waits for the inputs of a combinator: one or two of the core's `Countdown`s.
 ///
 /// Each input holds one callback that reports whether it succeeded. Two decisions can be
 /// watched: *first* (decided by the first input that does not succeed, or by the last success)
-/// and *all* (decided when every input has completed). The decisions run after unlocking.
-final class FutureJoin: CoreLockHost, @unchecked Sendable {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
-  // `lock.withLock`; the closures are immutable.
-
-  @exclusivity(unchecked) private var first: CancelJoinStateMachine?
-  @exclusivity(unchecked) private var all: CancelJoinStateMachine?
+/// and *all* (decided when every input has completed). Each is decided once, under its
+/// countdown's lock; the decision runs after unlocking.
+final class FutureJoin: Sendable {
+  private let first: Countdown?
+  private let all: Countdown?
   private let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
   private let onAll: (@Sendable () -> Void)?
 
@@ -24,26 +19,17 @@ final class FutureJoin: CoreLockHost, @unchecked Sendable {
   init(
     count: Int, onFirst: (@Sendable (_ failedInput: Int?) -> Void)?, onAll: (@Sendable () -> Void)? = nil
   ) {
-    // Under `.allCancelled` a "not cancelled" outcome decides alone: report a success as
-    // "cancelled" and anything else as "not cancelled".
-    first = onFirst == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
-    all = onAll == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
+    first = onFirst == nil ? nil : Countdown(count: count)
+    all = onAll == nil ? nil : Countdown(count: count)
     self.onFirst = onFirst
     self.onAll = onAll
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Counts input `index`'s completion.
   func operandCompleted(_ index: Int, succeeded: Bool) {
-    let (firstDecision, allDecided) = lock.withLock { () -> (CancelJoinStateMachine.Decision?, Bool) in
-      var firstDecision: CancelJoinStateMachine.Decision?
-      if first?.operandCompleted(index, cancelled: succeeded) != nil { firstDecision = first?.takeDecision() }
-      let allDecided = all?.operandCompleted(index, cancelled: true) != nil
-      if allDecided { _ = all?.takeDecision() }
-      return (firstDecision, allDecided)
-    }
-    if let firstDecision { onFirst?(firstDecision.cancelled ? nil : firstDecision.operand) }
-    if allDecided { onAll?() }
+    // A success is counted; anything else decides alone.
+    if let first, first.arrive(counted: succeeded) { onFirst?(succeeded ? nil : index) }
+    if let all, all.arrive() { onAll?() }
   }
 }
 
