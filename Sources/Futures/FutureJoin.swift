@@ -1,35 +1,36 @@
-/// Waits for the inputs of a combinator: one or two of the core's `Countdown`s.
+/// Waits for the inputs of a combinator: the core's `CountdownPair`, whose context is what its
+/// decisions call.
 ///
 /// Each input holds one callback that reports whether it succeeded. Two decisions can be
 /// watched: *first* (decided by the first input that does not succeed, or by the last success)
-/// and *all* (decided when every input has completed). Each is decided once, under its
-/// countdown's lock; the decision runs after unlocking.
-final class FutureJoin: Sendable {
-  private let first: Countdown?
-  private let all: Countdown?
-  private let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
-  private let onAll: (@Sendable () -> Void)?
+/// and *all* (decided when every input has completed). Each is decided once, under the pair's
+/// lock; the decision runs after unlocking.
+typealias FutureJoin = CountdownPair<FutureJoinDecisions>
 
-  /// A join of `count` inputs (at least one).
-  ///
-  /// - Parameters:
-  ///   - onFirst: called once, with the index of the first input that did not succeed, or `nil`
-  ///     once every input succeeded.
-  ///   - onAll: called once every input has completed.
-  init(
+/// What a ``FutureJoin``'s decisions call.
+struct FutureJoinDecisions: Sendable {
+  /// Called once, with the index of the first input that did not succeed, or `nil` once every
+  /// input succeeded.
+  let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
+  /// Called once every input has completed.
+  let onAll: (@Sendable () -> Void)?
+}
+
+extension CountdownPair where Context == FutureJoinDecisions {
+  /// A join of `count` inputs (at least one); see ``FutureJoinDecisions``.
+  convenience init(
     count: Int, onFirst: (@Sendable (_ failedInput: Int?) -> Void)?, onAll: (@Sendable () -> Void)? = nil
   ) {
-    first = onFirst == nil ? nil : Countdown(count: count)
-    all = onAll == nil ? nil : Countdown(count: count)
-    self.onFirst = onFirst
-    self.onAll = onAll
+    self.init(
+      count: count, first: onFirst != nil, all: onAll != nil,
+      context: FutureJoinDecisions(onFirst: onFirst, onAll: onAll))
   }
 
-  /// Counts input `index`'s completion.
+  /// Counts input `index`'s completion: a success is counted; anything else decides *first* alone.
   func operandCompleted(_ index: Int, succeeded: Bool) {
-    // A success is counted; anything else decides alone.
-    if let first, first.arrive(counted: succeeded) { onFirst?(succeeded ? nil : index) }
-    if let all, all.arrive() { onAll?() }
+    let decided = arrive(counted: succeeded)
+    if decided.first { context.onFirst?(succeeded ? nil : index) }
+    if decided.all { context.onAll?() }
   }
 }
 

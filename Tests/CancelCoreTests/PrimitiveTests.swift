@@ -33,6 +33,23 @@ struct CountdownTests {
   }
 }
 
+@Suite("CountdownPair: first and all, each decided once")
+struct CountdownPairTests {
+  @Test func anUncountedArrivalDecidesFirstAndTheLastArrivalDecidesAll() {
+    let pair = CountdownPair(count: 3, first: true, all: true, context: "context")
+    let answers = [pair.arrive(counted: true), pair.arrive(counted: false), pair.arrive(counted: true)]
+    #expect(answers.map(\.first) == [false, true, false], "the first uncounted arrival decides first, once")
+    #expect(answers.map(\.all) == [false, false, true], "the last arrival decides all")
+    #expect(pair.context == "context")
+  }
+
+  @Test func aCountdownNotAskedForIsNeverDecided() {
+    let pair = CountdownPair(count: 1, first: false, all: true, context: ())
+    let answer = pair.arrive(counted: false)
+    #expect(!answer.first && answer.all)
+  }
+}
+
 @Suite("Gathering: every value, in input order, handed over once")
 struct GatheringTests {
   @Test func theCompletingArrivalGetsEveryValueInInputOrder() {
