@@ -5,19 +5,17 @@
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
 /// so anything that cancels a `Cancellable` can request it; as a `CancellableHandle`, a token
 /// registration holds it until the future completes.
-public final class CancelToken: CoreLockHost, CancellableHandle, @unchecked Sendable {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `used` is read and written only inside `lock.withLock`;
-  // `target` never changes.
-  /// Whether this token requested: set once, under the lock, by the first `cancel`, which makes
-  /// "at most once" exact across threads. Second, in the lock's word.
-  @exclusivity(unchecked) private var used = false
+public final class CancelToken: OnceFlagHost, CancellableHandle, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: the only variable is the storage of the core's atomic
+  // `OnceFlag`, reached only through `onceFlag` after `init`; `target` never changes.
+  /// The storage of `onceFlag`, taken by the first `cancel`, which makes "at most once" exact
+  /// across threads. It must stay the first stored property (see `OnceFlagHost`).
+  @exclusivity(unchecked) private var onceStorage = OnceFlagStorage()
   private let target: _FutureCore
 
   init(target: _FutureCore) {
     self.target = target
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    precondition(hostsOnceFlag(at: &onceStorage), "the flag is not where OnceFlagHost.onceFlag looks")
   }
 
   /// Requests cancellation of the future, once.
@@ -31,17 +29,8 @@ public final class CancelToken: CoreLockHost, CancellableHandle, @unchecked Send
   ///
   /// - Parameter options: how the request travels; none by default.
   public func cancel(_ options: CancellationOptions = []) {
-    guard takeTheRequest() else { return }
+    guard onceFlag.take() else { return }  // each token requests at most once
     target.requestCancel(options)
-  }
-
-  /// `true` for the first caller only: the once-flag of "each token requests at most once".
-  private func takeTheRequest() -> Bool {
-    lock.withLock {
-      if used { return false }
-      used = true
-      return true
-    }
   }
 
   /// Requests cancellation with no options. The same as `cancel([])`.
@@ -51,7 +40,7 @@ public final class CancelToken: CoreLockHost, CancellableHandle, @unchecked Send
 
   /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
   /// future has not completed.
-  public var cancelCanBeRequested: Bool { !lock.withLock { used } && !target.isCompleted }
+  public var cancelCanBeRequested: Bool { !onceFlag.isTaken && !target.isCompleted }
 
   /// Runs `body` once the future has completed (at once if it already has), on the completing
   /// thread. It does not count as a consumer of the future: where requests go is unchanged.

@@ -8,13 +8,12 @@
 /// still pending, as the input's own token would send it (FutureKit's batch cancellation): the
 /// batch is the one consumer that asks for all of them. An input given more than once counts
 /// once.
-public final class FutureBatchOf<T: Sendable>: CoreLockHost, @unchecked Sendable {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `cancelled` is read and written only inside
-  // `lock.withLock`; every other field is immutable.
-  /// Whether ``cancel(_:)`` requested: set once, under the lock, as a token's once-flag.
-  @exclusivity(unchecked) private var cancelled = false
+public final class FutureBatchOf<T: Sendable>: OnceFlagHost, @unchecked Sendable {
+  // Safety of `@unchecked Sendable`: the only variable is the storage of the core's atomic
+  // `OnceFlag`, reached only through `onceFlag` after `init`; every other field is immutable.
+  /// The storage of `onceFlag`, taken by the first ``cancel(_:)``, as a token's. It must stay the
+  /// first stored property (see `OnceFlagHost`).
+  @exclusivity(unchecked) private var onceStorage = OnceFlagStorage()
   /// The inputs, in order.
   public let subFutures: [Future<T>]
   /// Every value once all inputs succeeded; the first failure or cancellation otherwise.
@@ -28,7 +27,7 @@ public final class FutureBatchOf<T: Sendable>: CoreLockHost, @unchecked Sendable
     guard !futures.isEmpty else {
       future = Future(success: [])
       resultsFuture = Future(success: [])
-      precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+      precondition(hostsOnceFlag(at: &onceStorage), "the flag is not where OnceFlagHost.onceFlag looks")
       return
     }
     let future = Future<[T]>(pending: ())
@@ -51,7 +50,7 @@ public final class FutureBatchOf<T: Sendable>: CoreLockHost, @unchecked Sendable
     resultsFuture.share(upstreamOf: future)
     self.future = future
     self.resultsFuture = resultsFuture
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    precondition(hostsOnceFlag(at: &onceStorage), "the flag is not where OnceFlagHost.onceFlag looks")
   }
 
   /// A batch of `futures`.
@@ -64,11 +63,7 @@ public final class FutureBatchOf<T: Sendable>: CoreLockHost, @unchecked Sendable
   /// (so a request handler of an input may cancel the batch without sending its inputs a second
   /// round of requests).
   public func cancel(_ options: CancellationOptions = []) {
-    let first = lock.withLock {
-      defer { cancelled = true }
-      return !cancelled
-    }
-    guard first else { return }
+    guard onceFlag.take() else { return }
     for input in subFutures { input.requestCancel(options) }
   }
 }

@@ -1,49 +1,36 @@
-/// Waits for the inputs of a combinator: the core's `CancelJoinStateMachine` hosted beside a
-/// `CoreLock`, as the core's own `CancelJoin` does.
+/// Waits for the inputs of a combinator: the core's `CountdownPair`, whose context is what its
+/// decisions call.
 ///
 /// Each input holds one callback that reports whether it succeeded. Two decisions can be
 /// watched: *first* (decided by the first input that does not succeed, or by the last success)
-/// and *all* (decided when every input has completed). The decisions run after unlocking.
-final class FutureJoin: CoreLockHost, @unchecked Sendable {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
-  // `lock.withLock`; the closures are immutable.
+/// and *all* (decided when every input has completed). Each is decided once, under the pair's
+/// lock; the decision runs after unlocking.
+typealias FutureJoin = CountdownPair<FutureJoinDecisions>
 
-  @exclusivity(unchecked) private var first: CancelJoinStateMachine?
-  @exclusivity(unchecked) private var all: CancelJoinStateMachine?
-  private let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
-  private let onAll: (@Sendable () -> Void)?
+/// What a ``FutureJoin``'s decisions call.
+struct FutureJoinDecisions: Sendable {
+  /// Called once, with the index of the first input that did not succeed, or `nil` once every
+  /// input succeeded.
+  let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
+  /// Called once every input has completed.
+  let onAll: (@Sendable () -> Void)?
+}
 
-  /// A join of `count` inputs (at least one).
-  ///
-  /// - Parameters:
-  ///   - onFirst: called once, with the index of the first input that did not succeed, or `nil`
-  ///     once every input succeeded.
-  ///   - onAll: called once every input has completed.
-  init(
+extension CountdownPair where Context == FutureJoinDecisions {
+  /// A join of `count` inputs (at least one); see ``FutureJoinDecisions``.
+  convenience init(
     count: Int, onFirst: (@Sendable (_ failedInput: Int?) -> Void)?, onAll: (@Sendable () -> Void)? = nil
   ) {
-    // Under `.allCancelled` a "not cancelled" outcome decides alone: report a success as
-    // "cancelled" and anything else as "not cancelled".
-    first = onFirst == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
-    all = onAll == nil ? nil : CancelJoinStateMachine(rule: .allCancelled, operandCount: count)
-    self.onFirst = onFirst
-    self.onAll = onAll
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    self.init(
+      count: count, first: onFirst != nil, all: onAll != nil,
+      context: FutureJoinDecisions(onFirst: onFirst, onAll: onAll))
   }
 
-  /// Counts input `index`'s completion.
+  /// Counts input `index`'s completion: a success is counted; anything else decides *first* alone.
   func operandCompleted(_ index: Int, succeeded: Bool) {
-    let (firstDecision, allDecided) = lock.withLock { () -> (CancelJoinStateMachine.Decision?, Bool) in
-      var firstDecision: CancelJoinStateMachine.Decision?
-      if first?.operandCompleted(index, cancelled: succeeded) != nil { firstDecision = first?.takeDecision() }
-      let allDecided = all?.operandCompleted(index, cancelled: true) != nil
-      if allDecided { _ = all?.takeDecision() }
-      return (firstDecision, allDecided)
-    }
-    if let firstDecision { onFirst?(firstDecision.cancelled ? nil : firstDecision.operand) }
-    if allDecided { onAll?() }
+    let decided = arrive(counted: succeeded)
+    if decided.first { context.onFirst?(succeeded ? nil : index) }
+    if decided.all { context.onAll?() }
   }
 }
 

@@ -246,109 +246,19 @@ public func when<It: IteratorProtocol, T: Sendable>(
 ) -> CancellablePromise<[T]> where It.Element == CancellablePromise<T> {
   guard concurrently > 0 else { return CancellablePromise(error: PMKError.badInput) }
   let result = CancellablePromise<[T]>.pending().promise
-  let puller = ConcurrentPuller(iterator: promiseIterator, limit: concurrently, result: result)
-  puller.request()
-  return result
-}
-
-/// The state of one `when(fulfilled:concurrently:)`: the iterator, the promises pulled so far and
-/// how many are in flight, advanced one run at a time.
-final class ConcurrentPuller<It: IteratorProtocol, T: Sendable>: CoreLockHost, RunRequester, @unchecked Sendable
-where It.Element == CancellablePromise<T> {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: the mutable properties are touched only by `run()`, and runs
-  // never overlap: the core's `SerialDrainStateMachine`, hosted beside a `CoreLock` (the hosting
-  // exception), makes one thread at a time the drainer, and each run starts after the lock release
-  // that ended the previous one. The iterator (user code) is called by the drainer, never under
-  // the lock.
-
-  @exclusivity(unchecked) private var drain = SerialDrainStateMachine()
-  // The result's promise and chain, and the pulled promises, not the members: the pulled
-  // promises' callbacks hold this puller, and a member would keep its context, and so the
-  // pulled promises, alive (see `ChainState`).
-  private let result: Promise<[T]>
-  private let resultChain: ChainState
-  private let limit: Int
-  // Drainer-confined state.
-  private var iterator: It
-  private var exhausted = false
-  private var started = false
-  private var active = 0
-  private var pulledCount = 0
-  /// The values of the pulled promises, as they arrive: the values, not the promises, which would
-  /// keep each other alive once dropped pending.
-  private let values = PulledValues<T>()
-
-  init(iterator: It, limit: Int, result: CancellablePromise<[T]>) {
-    self.iterator = iterator
-    self.limit = limit
-    self.result = result.promise
-    resultChain = result.cancelContext.chain
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
-  }
-
-  /// Asks for a run (the start, or one pulled promise resolved); runs now if nobody else is.
-  func request() {
-    guard lock.withLock({ drain.request() }) else { return }
-    repeat { run() } while lock.withLock { drain.finishedRun() }
-  }
-
-  private func run() {
-    if started { active -= 1 } else { started = true }
-    guard result.isPending else { return }
-    while !exhausted, active < limit, !resultChain.cancelStarted, result.isPending {
-      guard let next = iterator.next() else {
-        exhausted = true
-        break
-      }
-      active += 1
-      let index = pulledCount
-      pulledCount += 1
-      resultChain.append(next.cancelContext)
-      let result = result
-      let values = values
-      // Captured as an existential so the closure does not capture the iterator's type.
-      let requester: any RunRequester = self
+  // The result's promise and chain, not the member, which would keep its context, and so the
+  // pulled promises, alive (see `ChainState`): the pulled promises' callbacks hold the puller.
+  let promise = result.promise
+  let chain = result.cancelContext.chain
+  Puller.start(
+    promiseIterator, limit: concurrently, isStopped: { !promise.isPending || chain.cancelStarted },
+    wait: { next, deliver in
+      chain.append(next.cancelContext)
       next.promise.pipe { outcome in
-        switch outcome {
-        case .failure(let error): result.settle(.failure(error))
-        case .success(let value): values.record(value, at: index)
-        }
-        requester.request()
+        if case .failure(let error) = outcome { promise.settle(.failure(error)) }  // at once
+        deliver(outcome)
       }
-    }
-    if exhausted, active == 0 {
-      result.settle(.success(values.inOrder(count: pulledCount)))
-    }
-  }
-}
-
-/// The values of the promises a `when(fulfilled:concurrently:)` pulled, by pull index.
-final class PulledValues<T: Sendable>: CoreLockHost, @unchecked Sendable {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `values` is read and written only inside `lock.withLock`.
-  @exclusivity(unchecked) private var values: [Int: T] = [:]
-
-  /// Records the value of the promise pulled `index`-th.
-  func record(_ value: T, at index: Int) {
-    lock.withLock { values[index] = value }
-  }
-
-  /// The first `count` values, in pull order (every one of them arrived).
-  func inOrder(count: Int) -> [T] {
-    let values = lock.withLock { self.values }
-    return (0..<count).map { values[$0]! }
-  }
-
-  init() {
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
-  }
-}
-
-/// Something that performs serialized runs on request.
-protocol RunRequester: AnyObject, Sendable {
-  /// Asks for a run.
-  func request()
+    },
+    finish: { outcomes in promise.settle(Swift.Result { try outcomes.map { try $0.get() } }) })
+  return result
 }

@@ -41,12 +41,12 @@ public func race<U: Thenable>(fulfilled thenables: [U]) -> Promise<U.T> {
   guard !thenables.isEmpty else { return Promise(error: PMKError.badInput) }
   let result = Promise<U.T>(pending: ())
   let rejections = Countdown(count: thenables.count)
-  for (index, thenable) in thenables.enumerated() {
+  for thenable in thenables {
     thenable.pipe { outcome in
       switch outcome {
       case .success: result.settle(outcome)
       case .failure:
-        if rejections.arrive(index) { result.settle(.failure(PMKError.noWinner)) }
+        if rejections.arrive() { result.settle(.failure(PMKError.noWinner)) }
       }
     }
   }

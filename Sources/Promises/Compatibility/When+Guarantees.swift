@@ -73,13 +73,13 @@ public func when(fulfilled thenables: [any Thenable]) -> Promise<[any Sendable]>
   guard !thenables.isEmpty else { return .value([]) }
   let result = Promise<[any Sendable]>(pending: ())
   let countdown = Countdown(count: thenables.count)
-  for (index, thenable) in thenables.enumerated() {
+  for thenable in thenables {
     thenable.pipeAny { outcome in
       switch outcome {
       case .failure(let error):
         result.settle(.failure(error))
       case .success:
-        guard countdown.arrive(index) else { return }
+        guard countdown.arrive() else { return }
         // Every input has fulfilled: their values are settled for good.
         result.settle(.success(thenables.map { $0.anyValue! }))
       }
