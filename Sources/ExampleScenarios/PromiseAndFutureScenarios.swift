@@ -52,7 +52,7 @@ let promiseAndFutureScenarios: [Scenario] = [
   },
   Scenario(name: "future-http", summary: "A cancel request on a future stops a slow HTTP download mid-transfer") {
     report in
-    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 10_000_000, chunkInterval: .milliseconds(10))
+    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 4_000_000, chunkInterval: .milliseconds(10))
     defer { server.stop() }
     let future = URLSession.shared.dataWork(from: server.baseURL.appendingPathComponent("slow")).future()
       .map(.immediate) { $0.data.count }

@@ -40,14 +40,14 @@ let tokenAndAdapterScenarios: [Scenario] = [
     name: "tokens-http", summary: "A token cancels a slow HTTP download mid-transfer; the server sees the hang-up"
   ) {
     report in
-    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 10_000_000, chunkInterval: .milliseconds(10))
+    let server = try LocalHTTPServer(chunkSize: 1024, chunkCount: 4_000_000, chunkInterval: .milliseconds(10))
     defer { server.stop() }
     let request = CancellationRequest()
     let outcome = Outcome<DataResponse>()
     URLSession.shared.dataTask(
       with: URLRequest(url: server.baseURL.appendingPathComponent("slow")), token: request.token
     ) { outcome.deliver($0) }
-    report.say("downloading 10 GB from \(server.baseURL), 1 KB every 10 ms")
+    report.say("downloading 4 GB from \(server.baseURL), 1 KB every 10 ms")
     await server.answerStarted(path: "/slow")
     try await Task.sleep(for: .milliseconds(100))  // let some of the body flow: this is a demo
     let cancelledAt = ContinuousClock.now

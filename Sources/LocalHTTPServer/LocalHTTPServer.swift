@@ -69,11 +69,12 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
 
   /// Binds to an ephemeral port on 127.0.0.1 and starts accepting connections.
   ///
-  /// The default timing makes `/slow` and `/echo` last over two days (10 million chunks of 1 KB,
-  /// one every 20 ms): a test that cancels "mid-transfer" stays mid-transfer however long a loaded
-  /// machine delays it (a parallel test run can hold every cooperative thread for many minutes; a
-  /// run on a machine with both cores busy once waited more than the half hour the previous
-  /// default lasted between a transfer's start and its cancel).
+  /// The default timing makes `/slow` and `/echo` last about a day (4 million chunks of 1 KB, one
+  /// every 20 ms; 4 GB, just under the 4 GiB AsyncHTTPClient accepts for a collected body): a test
+  /// that cancels "mid-transfer" stays mid-transfer however long a loaded machine delays it (a
+  /// parallel test run can hold every cooperative thread for many minutes; a run on a machine with
+  /// both cores busy once waited more than the half hour the previous default lasted between a
+  /// transfer's start and its cancel).
   ///
   /// - Parameters:
   ///   - chunkSize: the size of one chunk of `/slow` and `/stepped`.
@@ -81,7 +82,7 @@ public final class LocalHTTPServer: CoreLockHost, @unchecked Sendable {
   ///   - chunkInterval: the time between chunks of `/slow`.
   ///   - handler: if given, answers every request instead of the routes above.
   public init(
-    chunkSize: Int = 1024, chunkCount: Int = 10_000_000, chunkInterval: Duration = .milliseconds(20),
+    chunkSize: Int = 1024, chunkCount: Int = 4_000_000, chunkInterval: Duration = .milliseconds(20),
     handler: Handler? = nil
   ) throws {
     self.handler = handler
