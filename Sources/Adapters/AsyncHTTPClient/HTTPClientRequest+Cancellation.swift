@@ -55,7 +55,7 @@
     }
 
     /// Sends `request` with AsyncHTTPClient's async API on a core `CancelSignal`; see
-    /// ``execute(_:token:deadline:)``, with the signal in place of the token.
+    /// ``execute(_:token:deadline:sendsRemainingTime:)``, with the signal in place of the token.
     ///
     /// - Parameters:
     ///   - request: the request.

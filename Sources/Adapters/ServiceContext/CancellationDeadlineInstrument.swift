@@ -7,13 +7,13 @@
   /// left (``RemainingTime``) in a request header.
   ///
   /// **Injecting** (a client about to send a request) writes the time left until the earliest of
-  /// the context's ``ServiceContext/cancellationDeadline``, the deadline of its
-  /// ``ServiceContext/cancellationToken`` and the deadline of the running task's
+  /// the context's `ServiceContext.cancellationDeadline`, the deadline of its
+  /// `ServiceContext.cancellationToken` and the deadline of the running task's
   /// `CancellationToken.current`; nothing if none has a deadline. A deadline that has passed is
   /// sent as `0n`.
   ///
   /// **Extracting** (a server receiving a request) reads the header and sets
-  /// ``ServiceContext/cancellationDeadline`` to the instant of arrival plus the time that was
+  /// `ServiceContext.cancellationDeadline` to the instant of arrival plus the time that was
   /// left (the earlier of that and a deadline the context already had). A missing header sets
   /// nothing; a malformed one (see ``RemainingTime``) is ignored. The handler then runs under
   /// ``withServiceContextCancellation(isolation:operation:)`` to be cancelled when that deadline
@@ -57,7 +57,7 @@
     }
 
     /// Reads the remaining time from `carrier` into the context's
-    /// ``ServiceContext/cancellationDeadline`` (see the type's overview).
+    /// `ServiceContext.cancellationDeadline` (see the type's overview).
     ///
     /// - Parameters:
     ///   - carrier: the incoming request's headers.

@@ -39,13 +39,13 @@
     return min(a, b)
   }
 
-  /// The key of ``ServiceContext/cancellationToken``.
+  /// The key of `ServiceContext.cancellationToken`.
   enum CancellationTokenKey: ServiceContextKey {
     typealias Value = CancellationToken
     static var nameOverride: String? { "cancellation-token" }
   }
 
-  /// The key of ``ServiceContext/cancellationDeadline``.
+  /// The key of `ServiceContext.cancellationDeadline`.
   enum CancellationDeadlineKey: ServiceContextKey {
     typealias Value = ContinuousClock.Instant
     static var nameOverride: String? { "cancellation-deadline" }

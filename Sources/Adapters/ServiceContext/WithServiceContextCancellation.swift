@@ -4,7 +4,7 @@
   import Tokens
 
   /// Runs `operation` under the cancellation the current `ServiceContext` carries: its
-  /// ``ServiceContext/cancellationToken`` and its ``ServiceContext/cancellationDeadline``.
+  /// `ServiceContext.cancellationToken` and its `ServiceContext.cancellationDeadline`.
   ///
   /// This is how a deadline received from another process takes effect: a server framework
   /// extracts the request's service context (with ``CancellationDeadlineInstrument`` installed),
@@ -16,7 +16,7 @@
   ///   calls carry what is left of the deadline and stop with it;
   /// - the task running `operation` is cancelled when that token is, and the call then throws the
   ///   token's reason;
-  /// - `ServiceContext.current` is the same context with ``ServiceContext/cancellationToken`` set
+  /// - `ServiceContext.current` is the same context with `ServiceContext.cancellationToken` set
   ///   to that token, so code that reads only the service context sees it too.
   ///
   /// A deadline that passed before the call (a remaining time of zero on arrival) cancels the
