@@ -1,6 +1,7 @@
 #if ServiceContext
   import Adapters
   import Instrumentation
+  import TestSupport
   import Testing
   import Tokens
 
@@ -149,8 +150,7 @@
         try await ServiceContext.withValue(context) {
           try await withServiceContextCancellation {
             start.yield()
-            // Ends only by the cancel: a sleep the task's cancellation interrupts.
-            try await Task.sleep(for: .seconds(3_600))
+            try await suspendUntilCancelled()  // ends only by the cancel
           }
         }
       }
