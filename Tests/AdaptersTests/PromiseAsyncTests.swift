@@ -99,8 +99,13 @@ struct PromiseAsyncTests {
 
   @Test func aTaskCancelledAfterTheChainSettledChangesNothing() async throws {
     let promise = Promise.value(2).cancellize()
-    let value = try await promise.async()
-    withUnsafeCurrentTask { $0?.cancel() }
+    // A task of its own: Swift Testing reports a test whose own task is cancelled as cancelled,
+    // not as passed.
+    let value = try await Task {
+      let value = try await promise.async()
+      withUnsafeCurrentTask { $0?.cancel() }
+      return value
+    }.value
     #expect(value == 2)
     #expect(!promise.isCancelled)
   }
