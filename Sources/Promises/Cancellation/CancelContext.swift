@@ -73,11 +73,14 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// A context for a branch that continues from `input`, a member of `upstream` (after a recover
   /// with `policy`): cancelling the branch also cancels `upstream`; a cancel of `upstream` cancels
   /// the branch too, unless the recover handles that cancel: linked once `input` settled, except
-  /// when the cancel of `upstream` itself rejected it and `policy` covers the cancel error (the
-  /// recover's body then gets the error and the branch goes on). A recover with policy
-  /// `.allErrors` added to a chain already cancelled is never linked: it starts its branch anew,
-  /// as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the chain before it, which
-  /// stays cancelled here).
+  /// when the cancel of `upstream` itself rejected it and `policy` is `.allErrors` (the recover's
+  /// body then gets the error and the branch goes on). With another policy that covers the cancel
+  /// error (a cancel with an error of the caller's own, not a cancellation), the body gets the
+  /// error but the chain stays cancelled: the branch is linked once the recover's result settled
+  /// (``followUpstream(after:unlessHandledBy:)``), as PromiseKit 7 keeps its context cancelled there. A
+  /// recover with policy `.allErrors` added to a chain already cancelled is never linked: it
+  /// starts its branch anew, as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the
+  /// chain before it, which stays cancelled here).
   ///
   /// The follow is registered on `input` before the recover's own callback, so a cancel the
   /// recover passes on has cancelled the branch before anything of the branch sees the rejection.
@@ -101,11 +104,39 @@ public final class CancelContext: CancellableWithReason, Sendable {
       if case .failure(let error) = result, upstreamSource.isCancelled(by: ErrorIdentity(error)),
         policy.handles(error)
       {
-        // Nothing can cancel the branch any more: if its context went away, its source goes.
-        _ = branch.closeIfReleased()
+        // The recover's body gets the cancel error; with `.allErrors` the branch goes on, and
+        // nothing can cancel it any more from before (if its context went away, its source goes).
+        // Otherwise `followUpstream(after:unlessHandledBy:)` links it once the body's result settled.
+        if policy == .allErrors { _ = branch.closeIfReleased() }
         return
       }
-      if !branch.link(to: upstreamSource), !upstreamSource.isCancelled { _ = branch.closeIfReleased() }
+      Self.follow(upstreamSource, by: branch)
+    }
+  }
+
+  /// Links `branch` to `upstreamSource` (cancelled at once if that was), or closes it if released
+  /// when `upstreamSource` ended without a cancel: nothing before it can cancel it any more.
+  private static func follow(_ upstreamSource: CancelStorage, by branch: CancelStorage) {
+    if !branch.link(to: upstreamSource), !upstreamSource.isCancelled { _ = branch.closeIfReleased() }
+  }
+
+  /// Completes ``init(branchOf:from:unlessHandledBy:)`` for a recover with `policy` whose result
+  /// is `output`: when the cancel of the chain before the recover rejected the recover's input with
+  /// an error the policy covers but the policy is not `.allErrors` (a cancel with an error of the
+  /// caller's own), the body ran with that error and the branch is cancelled once `output`
+  /// settled, so the stages after the recover are rejected with the cancel. Called before
+  /// anything can be chained on `output`, so its handler runs before theirs.
+  ///
+  /// The handler holds the two sources only (holding the input would keep the chain before alive
+  /// through the branch). A chain before that is cancelled when `output` settles is all it needs
+  /// to know: in every other case of a cancel the branch is linked already and is cancelled, so
+  /// linking again changes nothing.
+  func followUpstream<U>(after output: Promise<U>, unlessHandledBy policy: CatchPolicy) {
+    guard policy != .allErrors, let upstreamSource else { return }
+    let branch = source
+    output.pipe { _ in
+      guard upstreamSource.isCancelled else { return }
+      Self.follow(upstreamSource, by: branch)
     }
   }
 

@@ -33,10 +33,12 @@ extension CancellableCatchMixin {
   ///
   /// The result starts a branch of the chain: cancelling the branch also cancels the chain before
   /// it. A cancel of the chain before it cancels the branch too, unless the recover handles that
-  /// very cancel: when this member was still pending (so the cancel rejected it) and `policy`
-  /// covers the cancel error, `body` gets the error and the branch goes on with what it returns
-  /// (it never un-cancels the rest of the chain, unlike PromiseKit 7); a recover with policy
-  /// `.allErrors` added to a chain already cancelled starts its branch anew. Once the branch itself was
+  /// very cancel: when this member was still pending (so the cancel rejected it) and `policy` is
+  /// `.allErrors`, `body` gets the error and the branch goes on with what it returns (it never
+  /// un-cancels the rest of the chain, unlike PromiseKit 7); a recover with policy `.allErrors`
+  /// added to a chain already cancelled starts its branch anew. A cancel with an error of your own
+  /// (not a cancellation) reaches `body` under the default policy too, but the branch is then
+  /// cancelled once `body`'s result settled, as in PromiseKit 7. Once the branch itself was
   /// cancelled, `body` never starts (the branch is already rejected with the cancel error).
   ///
   /// - Parameters:
@@ -56,7 +58,9 @@ extension CancellableCatchMixin {
       try branchChain.checkNotCancelled()
       return try body(error)
     }
-    return CancellablePromise(recovered, cancelContext: branch)
+    let result = CancellablePromise(recovered, cancelContext: branch)
+    branch.followUpstream(after: result.promise, unlessHandledBy: policy)
+    return result
   }
 
   /// Replaces a rejection (that `policy` covers) with the cancellable chain `body` returns, which
@@ -85,6 +89,7 @@ extension CancellableCatchMixin {
       branchChain.append(returned.cancelContext)
       return returned.promise
     }
+    branch.followUpstream(after: result.promise, unlessHandledBy: policy)
     let settler = MemberSettler(result)
     recovered.pipe { settler.settle($0) }
     return result
@@ -202,7 +207,9 @@ extension CancellableCatchMixin where T == Void {
       try branch.checkNotCancelled()
       try body(error)
     }
-    return CancellablePromise(recovered, cancelContext: branch)
+    let result = CancellablePromise(recovered, cancelContext: branch)
+    branch.followUpstream(after: result.promise, unlessHandledBy: policy)
+    return result
   }
 }
 
