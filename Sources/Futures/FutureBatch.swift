@@ -113,8 +113,6 @@ extension Future {
   /// Makes `other`'s upstream links this future's too (the batch's two futures share the inputs'
   /// callbacks).
   final func share(upstreamOf other: _FutureCore) {
-    let links = other.lock.withLock { other.requests.upstream }
-    let leftover = lock.withLock { requests.waitOn(links, isSettled: machine.isSettled) }
-    _ = leftover  // released after unlocking
+    _ = waitOn(other.upstreamLinks)  // what it returns is released after unlocking
   }
 }

@@ -45,7 +45,7 @@ extension _FutureCore {
       }
     }
     // `self` is not handed out yet, so no request can have arrived before this.
-    let leftover = lock.withLock { requests.waitOn(.many(links), isSettled: machine.isSettled) }
+    let leftover = waitOn(.many(links))
     leftover.removeConsumers()  // decided already: leave the inputs still pending
   }
 }

@@ -10,7 +10,8 @@ extension CancelStorage {
   }
 
   /// Does everything a source must do once it ended: stop its deadline, leave its parents, run
-  /// its handlers newest first, then cancel (or, closed, release) its members oldest first.
+  /// its handlers newest first, then cancel its members oldest first (a closed source hands its
+  /// members to `finishClosed` before this).
   ///
   /// Nothing here recurses, whatever the handlers do:
   /// - Cancelling a linked child happens in this loop: the child's work is pushed on an explicit
@@ -92,30 +93,19 @@ extension CancelStorage {
         current.detach()
       }
       // Checked first: most sources have no members, and passing the reason on copies it (an
-      // atomic retain and release of the error).
-      if !current.members.isEmpty {
-        if let reason = current.reason {
-          // `reason` is bound once, outside the loop: a binding per member would retain and
-          // release the shared error once per member.
-          while let member = current.members.popOldest() {
-            // Acquiring: a member that left may be released here, and with it (through its
-            // owner) the source the leaving thread was still reading just before it set
-            // `hasLeft`.
-            if !member.hasLeft.load(ordering: .acquiring) { member.action(member, .cancelled(reason)) }
-            if loop.hasQueued {
-              takeQueued(loop, &current, &pending)
-              continue sources
-            }
-          }
-        } else {
-          // Released one at a time, through the core's iterative release: a member may hold the
-          // last reference to an object whose `deinit` closes another source (see above).
-          while let member = current.members.popOldest() {
-            IterativeRelease.release(member)
-            if loop.hasQueued {
-              takeQueued(loop, &current, &pending)
-              continue sources
-            }
+      // atomic retain and release of the error). Only a cancelled source has members here: a
+      // closed one hands them to `finishClosed` before it reaches this loop (`close(_:)`).
+      assert(current.members.isEmpty || current.reason != nil, "a closed source's members reached the loop")
+      if !current.members.isEmpty, let reason = current.reason {
+        // `reason` is bound once, outside the loop: a binding per member would retain and
+        // release the shared error once per member.
+        while let member = current.members.popOldest() {
+          // Acquiring: a member that left may be released here, and with it (through its owner)
+          // the source the leaving thread was still reading just before it set `hasLeft`.
+          if !member.hasLeft.load(ordering: .acquiring) { member.action(member, .cancelled(reason)) }
+          if loop.hasQueued {
+            takeQueued(loop, &current, &pending)
+            continue sources
           }
         }
       }

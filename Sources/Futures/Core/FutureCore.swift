@@ -363,3 +363,9 @@ extension _FutureCore: SettleHost {
     return _FutureCore.readyDelivery(of: ready)
   }
 }
+
+extension _FutureCore {
+  /// How many callbacks (derived stages, observers) wait for this future now. For the package's
+  /// tests, which must know that a consumer has attached before they act.
+  package final var waitingCount: Int { lock.withLock { machine.waitingCount } }
+}

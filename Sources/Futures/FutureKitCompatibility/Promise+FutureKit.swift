@@ -161,9 +161,3 @@ extension Promise {
     future.whenCompleted { timer.cancel() }
   }
 }
-
-extension _FutureCore {
-  /// Whether a producer completion would change nothing now: the future completed, or its
-  /// producer handed it over with `completeUsing`.
-  final var producerCompletionIsTaken: Bool { lock.withLock { machine.isSettled || requests.isClaimed } }
-}

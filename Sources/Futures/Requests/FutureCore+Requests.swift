@@ -126,3 +126,21 @@ extension _FutureCore {
     }
   }
 }
+
+extension _FutureCore {
+  /// Makes `links` (a combinator's inputs, or another future's links) this future's upstream, so
+  /// requests on it reach them, unless it completed.
+  ///
+  /// - Returns: the links to release, and to remove the callbacks of, after unlocking: those it
+  ///   waited on before, or `links` themselves if it completed.
+  final func waitOn(_ links: Upstream) -> Upstream {
+    lock.withLock { requests.waitOn(links, isSettled: machine.isSettled) }
+  }
+
+  /// The links this future waits on (for a future that shares them, see `Future.share(upstreamOf:)`).
+  final var upstreamLinks: Upstream { lock.withLock { requests.upstream } }
+
+  /// Whether a producer completion would change nothing now: the future completed, or its
+  /// producer handed it over with `completeUsing`.
+  final var producerCompletionIsTaken: Bool { lock.withLock { machine.isSettled || requests.isClaimed } }
+}
