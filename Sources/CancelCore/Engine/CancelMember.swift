@@ -17,7 +17,9 @@
 /// When the source is cancelled, every waiting member's action runs with ``Event/cancelled(_:)``,
 /// oldest member first, after the source's handlers, on the cancelling thread and outside the
 /// lock. When the source closes, every waiting member's action runs with ``Event/closed``, oldest
-/// first, after the handlers, and the member is released after it.
+/// first, after the handlers, and the member is released after it (when the source closes inside
+/// a cancel running on the same thread, its handlers wait for that cancel's loop and the members
+/// hear ``Event/closed`` first: nothing depends on that order, a target only forgets its member).
 ///
 /// The source's list holds the only reference a source needs: while a member waits, the list
 /// keeps it alive, and once a cancel or a close took the list, the ending thread does until it has
