@@ -109,6 +109,12 @@ extension CancelStorage {
           }
         }
       }
+      // A handler is released after its step's check: a source its release ended (an object's
+      // `deinit` closing one) is queued now, and done before anything stacked, or before returning.
+      if loop.hasQueued {
+        takeQueued(loop, &current, &pending)
+        continue sources
+      }
       guard let next = pending.popLast() else { return }
       current = next
     }
