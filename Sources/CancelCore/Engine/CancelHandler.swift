@@ -17,6 +17,9 @@ package enum CancelHandler: @unchecked Sendable {
   case onCancelWithReason((any Error) -> Void)
   /// Runs when the source ends either way; receives whether it was cancelled.
   case onComplete(@Sendable (_ cancelled: Bool) -> Void)
-  /// A linked child: cancelled with this source's reason when this source is cancelled.
-  case link(CancelStorage)
+  /// A linked child: cancelled with this source's reason when this source is cancelled. `keeping`
+  /// (the child's owner, which must not go away and close the child while this source can still
+  /// cancel it) is held as long as the link exists: until this source ended (and, cancelled,
+  /// until the child's own handlers and members are done) or the child ended and left it.
+  case link(CancelStorage, keeping: (any AnyObject & Sendable)?)
 }

@@ -172,6 +172,8 @@ struct CancelStateMachine: Sendable {
 
   /// This source's own pending deadline and the links to its parents, whose deadlines count too;
   /// nothing once the source ended.
+  var parentLinkCount: Int { parents.count }
+
   var deadlineAndParents: (ContinuousClock.Instant?, ParentLinks) {
     guard case .active = phase else { return (nil, .none) }
     return (deadline?.instant, parents)
@@ -199,4 +201,7 @@ struct EndedSource: Sendable {
   let parents: ParentLinks
   /// A pending deadline to stop.
   let deadline: ArmedDeadline?
+  /// For a child a link cancelled: what the link kept (`CancelHandler.link`), held until the
+  /// child's handlers and members are done.
+  var keptByLink: (any AnyObject & Sendable)? = nil
 }

@@ -5,7 +5,7 @@ extension CancelStorage {
     case .onCancel(let body): if reason != nil { body() }
     case .onCancelWithReason(let body): if let reason { body(reason) }
     case .onComplete(let body): body(reason != nil)
-    case .link(let child): if let reason { _ = child.cancel(reason: reason) }
+    case .link(let child, _): if let reason { _ = child.cancel(reason: reason) }
     }
   }
 
@@ -82,12 +82,13 @@ extension CancelStorage {
           if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
-        guard case .link(let child) = handler else {
+        guard case .link(let child, let kept) = handler else {
           run(handler, reason: reason)
           if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
-        guard let childEnded = child.beginCancel(reason: reason) else { continue }
+        guard var childEnded = child.beginCancel(reason: reason) else { continue }
+        childEnded.keptByLink = kept
         if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
         current = childEnded
         current.detach()

@@ -115,6 +115,9 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// The number of handlers and child links waiting on this source (0 once it ended).
   package var registrationCount: Int { lock.withLock { machine.registrationCount } }
 
+  /// How many links to parents this source keeps (0 once it ended). For tests.
+  package var parentLinkCount: Int { lock.withLock { machine.parentLinkCount } }
+
   // MARK: Registering
 
   /// Registers `handler`. On an ended source the handler runs at once on this thread (completion
@@ -333,9 +336,14 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// reason. The link is removed when this source ends. Returns `false` if no link was kept (this
   /// source or the parent already ended — a cancelled parent cancels this source at once — or the
   /// parent is this source).
-  package func link(to parent: CancelStorage) -> Bool {
+  ///
+  /// The link holds `keeping` while it exists: until `parent` ends (cancelled: until this
+  /// source's handlers and members are done) or this source ends and leaves `parent`. Nothing of
+  /// it stays in either source once one of them ended (a closed parent's link leaves this source's
+  /// list of parents by the time it adds another).
+  package func link(to parent: CancelStorage, keeping: (any AnyObject & Sendable)? = nil) -> Bool {
     guard parent !== self, !isCompleted else { return false }
-    let registration = parent.register(.link(self))
+    let registration = parent.register(.link(self, keeping: keeping))
     guard registration.isActive else { return false }
     if let refused = lock.withLock({ machine.adoptParentLink(registration) }) {
       refused.unregister()

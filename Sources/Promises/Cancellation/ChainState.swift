@@ -77,21 +77,15 @@ struct ChainState: Sendable {
   /// clean-up at once and the stages after it once the clean-up finished, else `other`'s source).
   ///
   /// The link keeps `other` alive while this chain can still be cancelled (until this chain's
-  /// source ends) or until `child` ends, whichever comes first: a cancel of this chain must reach
-  /// `other`'s tasks and members even when nobody else holds `other`.
+  /// source ends; cancelled, until the cancel went through `other`) or until `child` ends,
+  /// whichever comes first: a cancel of this chain must reach `other`'s tasks and members even
+  /// when nobody else holds `other`. Nothing of the link stays in either chain once one of them
+  /// ended, so a long-lived chain linked to or from many short-lived ones does not grow.
   @usableFromInline
   func append(_ other: CancelContext, through child: CancelStorage? = nil) {
     let child = child ?? other.entry ?? other.source
     guard child !== source else { return }
-    // Registered before the link: handlers run newest first, so a cancel passes the link on while
-    // this still holds `other` (released first, `other` could go away and close its source before
-    // the cancel reached it).
-    let keep = source.register(.onComplete { _ in withExtendedLifetime(other) {} })
-    guard child.link(to: source) else {
-      keep.unregister()
-      return
-    }
-    if keep.isActive { _ = child.register(.onComplete { _ in keep.unregister() }) }
+    _ = child.link(to: source, keeping: other)
   }
 }
 
