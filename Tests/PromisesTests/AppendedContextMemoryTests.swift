@@ -52,4 +52,24 @@ struct AppendedContextMemoryTests {
     #expect(ended.allSatisfy { $0.cancelAttempted && !$0.isCancelled })
     #expect(source.registrationCount == 0, "and the cancel let go of every link")
   }
+
+  /// The link keeps an appended chain's context until the cancel went all the way through it:
+  /// here the context of the stages after a finished clean-up, whose chain before it is gone,
+  /// held by nothing but the link, with a pending stage whose task the cancel must reach.
+  @Test func aCancelReachesTheTaskOfAnAppendedChainAfterAFinishedCleanUpThatOnlyTheLinkHolds() {
+    let (parent, _) = CancellablePromise<Int>.pending()
+    let task = CountingTask()
+    let cleanedUp = Counter()
+    do {
+      let (head, resolver) = CancellablePromise<Int>.pending()
+      let after = head.ensure(on: nil) { cleanedUp.increment() }.then(on: nil) { _ in
+        CancellablePromise<Int>(task: task) { _ in }
+      }
+      parent.appendCancelContext(from: after)
+      resolver.fulfill(1)
+    }
+    #expect(cleanedUp.value == 1)
+    parent.cancel()
+    #expect(task.cancels.value == 1)
+  }
 }

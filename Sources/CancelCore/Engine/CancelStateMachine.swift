@@ -201,7 +201,4 @@ struct EndedSource: Sendable {
   let parents: ParentLinks
   /// A pending deadline to stop.
   let deadline: ArmedDeadline?
-  /// For a child a link cancelled: what the link kept (`CancelHandler.link`), held until the
-  /// child's handlers and members are done.
-  var keptByLink: (any AnyObject & Sendable)? = nil
 }

@@ -68,6 +68,7 @@ extension CancelStorage {
 
   /// The loop of ``finish(_:)``, run by the outermost call on a thread.
   private static func drive(_ first: consuming EndedSource, _ loop: ThreadCancelLoop) {
+    let keptBefore = loop.kept.count
     var current = first
     var pending: [EndedSource] = []
     current.detach()
@@ -87,10 +88,11 @@ extension CancelStorage {
           if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
-        guard var childEnded = child.beginCancel(reason: reason) else { continue }
-        childEnded.keptByLink = kept
+        guard let childEnded = child.beginCancel(reason: reason) else { continue }
         if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
         current = childEnded
+        // What the link kept stays until this loop is done (see `ThreadCancelLoop.kept`).
+        if let kept { loop.kept.append(kept) }
         current.detach()
       }
       // Checked first: most sources have no members, and passing the reason on copies it (an
@@ -116,7 +118,17 @@ extension CancelStorage {
         takeQueued(loop, &current, &pending)
         continue sources
       }
-      guard let next = pending.popLast() else { return }
+      guard let next = pending.popLast() else {
+        guard loop.kept.count > keptBefore else { return }
+        // Let go one at a time, each after it left the array: its `deinit` may end sources
+        // (a chain's context closing its own), which this loop then does before returning.
+        while loop.kept.count > keptBefore { _ = loop.kept.removeLast() }
+        if loop.hasQueued {
+          takeQueued(loop, &current, &pending)
+          continue sources
+        }
+        return
+      }
       current = next
     }
   }
@@ -144,6 +156,12 @@ extension CancelStorage {
 final class ThreadCancelLoop {
   @exclusivity(unchecked) var isRunning = false
   @exclusivity(unchecked) var queued: [EndedSource] = []
+  /// What the links this thread's loop passed a cancel through kept (`CancelHandler.link`: the
+  /// owner of each child, a chain's context), held until the loop that cancelled them has done
+  /// everything, so no owner goes away, closing what the cancel has yet to reach, while it runs.
+  /// Kept here rather than with each ended source: the array's storage is reused by every loop
+  /// of the thread, and a source that no link kept carries nothing more.
+  @exclusivity(unchecked) var kept: [any AnyObject & Sendable] = []
 
   /// Whether sources wait for the loop.
   var hasQueued: Bool { !queued.isEmpty }
