@@ -1,34 +1,15 @@
 /// One object waiting on a source as a *member* of its group: the core's primitive for a chain
 /// of pending objects that one cancel rejects (the Promises facade makes one per pending promise
-/// of a `CancelContext`).
+/// of a `CancelContext`). It holds the ``target`` it stands for (retained) and one capture-free
+/// ``Action``; final and not public, a facade composes it and does not subclass it.
 ///
-/// A source's members form its *member group*: the list below, and one fact the group records,
-/// "the cancel rejected a member" (``CancelStorage/hasCancelledMember``). A member joins with
-/// `CancelStorage.addMember(_:)` and leaves with ``leaveSource()``; while it waits it is linked
-/// into the source's ``MemberList`` through its own fields, so joining and leaving allocate nothing
-/// and cost one short lock section each, however many members wait (a registration table would
-/// grow, and each growth copies every entry).
-///
-/// A member is one object: the ``target`` it stands for (a facade's pending object, retained) and
-/// one ``Action`` that knows the target's type. It is final and not public: a facade composes it,
-/// it does not subclass it. The action is meant to be capture-free (a facade's static function,
-/// specialized in its module or client), so a member costs one allocation.
-///
-/// When the source is cancelled, every waiting member's action runs with ``Event/cancelled(_:)``,
-/// oldest member first, after the source's handlers, on the cancelling thread and outside the
-/// lock. When the source closes, every waiting member's action runs with ``Event/closed``, oldest
-/// first, after the handlers, and the member is released after it (when the source closes inside
-/// a cancel running on the same thread, its handlers wait for that cancel's loop and the members
-/// hear ``Event/closed`` first: nothing depends on that order, a target only forgets its member).
-///
-/// The source's list holds the only reference a source needs: while a member waits, the list
-/// keeps it alive, and once a cancel or a close took the list, the ending thread does until it has
-/// run the action (or, cancelling, seen `hasLeft`). So a target may refer to its member without
-/// retaining it (a `Promise` does, through `UnretainedMember`), provided it leaves the source, and
-/// forgets the member on ``Event/closed``, under a lock the action takes too (the promise's own):
-/// then, whenever the target holds that lock and still refers to its member, the member is alive
-/// and not being freed, and retaining it is safe. `Verification/ChainMembership.pml` checks this
-/// protocol.
+/// A member joins with `CancelStorage.addMember(_:)` and leaves with ``leaveSource()``. A cancel
+/// runs each waiting member's action with ``Event/cancelled(_:)``, a close with ``Event/closed``
+/// (then releases the member), oldest first, after the source's handlers (a close inside a cancel
+/// loop on the same thread: members first), on the ending thread, outside the lock. A target may
+/// refer to its member unretained only if it leaves the source and forgets the member on
+/// ``Event/closed`` under a lock the action takes too (`Verification/ChainMembership.pml`).
+/// Why: docs/architecture.md, "Who owns synchronization" (a member group instead of handlers).
 //
 // Safety of `@unchecked Sendable` (and of `@exclusivity(unchecked)`, which saves a runtime call per
 // access): `next`, `previous` and `isLinked` are read and written only by `MemberList`, which its

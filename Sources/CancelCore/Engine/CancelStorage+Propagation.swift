@@ -13,19 +13,11 @@ extension CancelStorage {
   /// its handlers newest first, then cancel its members oldest first (a closed source hands its
   /// members to `finishClosed` before this).
   ///
-  /// Nothing here recurses, whatever the handlers do:
-  /// - Cancelling a linked child happens in this loop: the child's work is pushed on an explicit
-  ///   stack and done before the parent's remaining handlers and members (the order a recursive
-  ///   call would give). When the child link was the parent's last handler and the parent has no
-  ///   members, the parent's frame is dropped first, so a chain of linked sources of any depth
-  ///   runs in constant stack (and, without members, constant extra memory).
-  /// - A source that ends while this loop runs on the same thread — cancelled or closed by a
-  ///   handler or a member's action, or by anything they call (`onCancel { next.cancel() }`,
-  ///   `register(cancelable:)`, a promise they settle) — ends at once (its state, its reason, the
-  ///   result of the call that ended it), but its handlers and members are queued on the thread's
-  ///   ``ThreadCancelLoop``, and this loop does them when the handler or action that ended it
-  ///   returns, before anything else of the source that was running, like a linked child. A chain
-  ///   of sources whose handlers cancel the next one then runs in constant stack too.
+  /// Nothing here recurses, whatever the handlers do: a linked child's work, and that of a source
+  /// a handler or a member's action ends on this thread (queued on ``ThreadCancelLoop``; such a
+  /// source's state, reason and call result are set at once), is done by this loop before the rest
+  /// of the source that was running, the order a recursive call would give.
+  /// Why and how: docs/architecture.md, "Deep chains never recurse".
   static func finish(_ first: consuming EndedSource) {
     // Nothing to run, so nothing that could end another source: no loop needed.
     guard first.handlers.mayHaveMore || !first.members.isEmpty else {

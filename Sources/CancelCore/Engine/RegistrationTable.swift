@@ -17,20 +17,14 @@ package struct RegistrationKey: Sendable, Hashable {
 }
 
 /// Entries waiting for an event (cancel handlers, promise callbacks), in registration order.
-///
-/// - The first entry of an empty table lives inline, so the common single-entry case never
-///   allocates an array. Further entries go to an overflow array with a free list.
-/// - Insert and remove are O(1) and allocate nothing once the array has grown: a freed slot is
-///   reused, and when the last entry leaves, a small array keeps its capacity.
-/// - `drain()` hands everything out in registration order, from either end (cancel handlers run
-///   newest first, promise callbacks oldest first), ordered by a sequence number. The inline
-///   entry, when present, is always the oldest: it is only used when the table is empty.
-/// - When the table empties, a large array is released, so a long-lived owner that once held a
-///   million entries goes back to holding nothing.
+/// Insert and remove are O(1); `drain()` hands everything out in registration order, from either
+/// end (cancel handlers run newest first, promise callbacks oldest first). The first entry of an
+/// empty table lives inline, and is always the oldest.
 ///
 /// It is a plain value: no locks, no user code. Its owner calls it under its lock. Store closures
 /// inside a small struct or enum rather than as bare function types: a bare function type stored
 /// generically needs a reabstraction thunk, which allocates.
+/// Why it is laid out so: docs/architecture.md, "Who owns synchronization" (waiting entries).
 @usableFromInline
 package struct RegistrationTable<Element> {
   @usableFromInline

@@ -1,16 +1,10 @@
 /// A source whose outcome joins the outcomes of other sources: the object behind `||`, `&&` and
-/// "any of" / "all of" token combinators.
-///
-/// It hosts a `CancelJoinStateMachine` beside a `CoreLock`, as `SettleCell` hosts its machine: each
-/// operand holds one completion handler that counts its outcome under the lock; the handler that
-/// decides removes the other operands' handlers (after unlocking) and delivers the decision, which
-/// cancels ``result`` with the deciding operand's reason or closes it.
-///
-/// Delivery goes through `SettleDelivery`, so results that are operands of other joins complete
-/// one another in constant stack however deep they are nested. The result completes on the
-/// thread that completed the deciding operand, before that operand's `cancel`/`close` returns
-/// (or, when that happens inside a delivery already running on this thread, when it returns to
-/// the delivery loop).
+/// "any of" / "all of" token combinators. It hosts a `CancelJoinStateMachine` beside a `CoreLock`:
+/// each operand holds one completion handler that counts its outcome under the lock; the handler
+/// that decides removes the other operands' handlers (after unlocking) and cancels ``result`` with
+/// the deciding operand's reason, or closes it, on that operand's thread before its `cancel`/`close`
+/// returns (inside a delivery running on this thread: when it returns to the delivery loop, as
+/// `SettleDelivery` queues it, so nested joins complete in constant stack).
 ///
 /// Nothing else can end ``result``: it has no owner. The join object lives as long as a handler
 /// of it waits on an operand, so a result dropped while pending is freed once it is decided.

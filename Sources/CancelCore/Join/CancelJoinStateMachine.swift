@@ -1,18 +1,12 @@
-/// The state of a join: one result that depends on how several operands complete.
+/// The state of a join: one result that depends on how several operands complete, each once. An
+/// operand's outcome either **decides the result alone** (a cancellation under
+/// ``Rule/anyCancelled``, a completion without cancellation under ``Rule/allCancelled``) or is
+/// **counted**, and the last counted completion decides the other way. When the result is decided,
+/// the handles of the operands' handlers still waiting (their *watches*) are handed back to be
+/// removed, so a long-lived operand does not collect the handlers of results decided by others.
 ///
-/// A join is the synchronization behind combinators such as "cancelled when any operand is" or
-/// "cancelled when all operands are". Each operand completes once, cancelled or not; its outcome
-/// either **decides the result alone** (a cancellation under ``Rule/anyCancelled``, a completion
-/// without cancellation under ``Rule/allCancelled``) or is **counted**, and the last counted
-/// completion decides the other way. Counting under one lock is what makes "all of them" exact:
-/// two operands completing at once on two threads cannot both miss each other, which two
-/// separate atomic checks could.
-///
-/// It also keeps the handle of the handler each operand holds (its *watch*), so that when the
-/// result is decided the watches that are still waiting are handed back and removed: a long-lived
-/// operand does not collect the handlers of results decided by others.
-///
-/// It is a plain value with no lock and no user code; `CancelJoin` hosts it beside a `CoreLock`.
+/// A plain value with no lock and no user code; `CancelJoin` hosts it beside a `CoreLock`.
+/// Why one lock counts the operands: docs/architecture.md, "Who owns synchronization".
 package struct CancelJoinStateMachine: Sendable {
   /// Which outcome decides the result alone.
   package enum Rule: Sendable {

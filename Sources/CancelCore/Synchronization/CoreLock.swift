@@ -11,24 +11,14 @@
 /// The package's one lock: every other type that needs mutual exclusion uses this one.
 ///
 /// It guards only short, bounded critical sections that never run user code (handlers run after
-/// unlock, removed closures are released after unlock), so waiting is always brief.
+/// unlock, removed closures are released after unlock), so waiting is always brief. On Darwin it
+/// is an `os_unfair_lock`; elsewhere a test-and-test-and-set lock on one 32-bit word that spins
+/// briefly and then yields.
 ///
-/// - On Darwin it is an `os_unfair_lock` (macOS 10.12, iOS 10), which donates priority to its
-///   holder, as the standard library's `Mutex` does on Darwin.
-/// - Elsewhere it is a test-and-test-and-set lock on one 32-bit word (swift-atomics), cheaper there
-///   than the standard library's `Mutex` (a priority-inheritance futex on Linux) and
-///   `pthread_mutex`, uncontended and with two threads contending (docs/performance.md has the
-///   figures). A waiter spins briefly and then yields its core, so a preempted holder gets to run.
-///
-/// Neither needs the `Synchronization` module, so the package's Apple floor is what its other APIs
-/// need (docs/platforms.md).
-///
-/// The lock lives inline in the object it protects, its ``CoreLockHost``: the host's first stored
-/// property is a ``CoreLockStorage``, and `host.lock` is this handle to it, found from the object's
-/// address (no access to the property, so neither the exclusivity checks nor ThreadSanitizer see
-/// two threads "modifying" it; ThreadSanitizer sees the lock's atomic operations, or the
-/// `os_unfair_lock` calls it intercepts). A handle is only valid while its host is alive: use it
-/// where it is made (`lock.withLock { ... }`), never store it.
+/// It lives inline in its ``CoreLockHost`` (a ``CoreLockStorage``, the host's first stored
+/// property), and `host.lock` is this handle to it, found from the object's address. A handle is
+/// only valid while its host is alive: use it where it is made (`lock.withLock { ... }`), never
+/// store it. Why: docs/architecture.md, "Who owns synchronization".
 @usableFromInline
 package struct CoreLock {
   @usableFromInline let storage: UnsafeMutablePointer<CoreLockStorage>

@@ -1,33 +1,17 @@
 /// A value settled exactly once, with callbacks delivered in registration order, each removable
 /// by key while it waits: the one state machine behind every promise, guarantee and future of the
-/// facades and the core's `SettleCell`.
+/// facades and the core's `SettleCell`. A plain value with no lock and no user code: its host (a
+/// `SettleHost`) calls it only inside `lock.withLock` and does what it returns after unlocking.
+/// Callbacks are opaque values the host chooses (a struct or enum: see `RegistrationTable`).
 ///
-/// It is a plain value with no lock and no user code: the object that hosts it (a `SettleHost`)
-/// keeps it beside a `CoreLock`, calls it only inside `lock.withLock`, and does what it returns
-/// after unlocking. Callbacks are opaque `Callback` values chosen by the host (wrap closures in a
-/// struct or enum; see `RegistrationTable`).
-///
-/// Delivery rules it encodes:
 /// - `settle` wins once; later settles report `.alreadySettled` and change nothing.
-/// - While a thread delivers callbacks (`.delivering`), newly observed callbacks queue behind the
-///   ones being delivered instead of running at once, so every callback of one value runs in
-///   registration order, on the delivering thread, one at a time.
-/// - Once delivered (`.settled`), a new callback is handed back to run at once on the observing
-///   thread.
+/// - While a thread delivers (`.delivering`), new callbacks queue behind the ones being delivered:
+///   every callback of one value runs in registration order, on that thread, one at a time.
+/// - Once delivered (`.settled`), a new callback is handed back to run at once on its thread.
 ///
-/// Where the value lives is the host's choice. Most hosts keep it here (`Value` is the value's
-/// type). A host generic over its value type whose `deinit` must not look up the metadata of a
-/// composite type (a promise: see `_PromiseValue` in Promises) stores the value in a field of its
-/// own and uses `Value == Void`: it writes its value in the same lock section as a `settle(())`
-/// that did not report `.alreadySettled`, and reads it for `.runNow` and for each delivery.
-///
-/// Only the first callback and its key's tag live inline, everything behind it in a
-/// `RegistrationTable` allocated on first need (a value observed more than once), so that the
-/// machine stays small enough for its hosts to fit the allocator's fast size classes (see
-/// docs/performance.md).
-///
-/// Keys are `RegistrationKey`s: index 0 is the inline callback (its tag counts the callbacks that
-/// held the slot, so a stale key never matches), `i + 1` the overflow table's key `i`.
+/// A host that keeps its value itself uses `Value == Void`: it writes the value in the lock section
+/// of a `settle(())` that did not report `.alreadySettled`, and reads it for `.runNow` and each
+/// delivery. Why: docs/architecture.md, "Modules" (the hosts of a settle-once value).
 @usableFromInline
 package struct SettleStateMachine<Value, Callback> {
   /// The phase, kept apart from the value: it is a trivial enum, so checking it never copies the

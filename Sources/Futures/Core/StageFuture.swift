@@ -1,24 +1,14 @@
 /// A future derived from another one with a block: one object, the future and its stage. It waits
 /// in its parent's callbacks; when the parent completes, it runs its block on its executor and
 /// completes with the block's outcome. A stage detached or force-cancelled before its block starts
-/// never starts it.
-///
-/// What every stage does is written once here; a conforming class only stores its block and says
-/// what the block's outcome means (``complete(running:with:)``). There is one class per kind of
-/// block, each storing its block as given in one field: a closure's layout does not depend on the
-/// class's generic parameters, so the class's `deinit` looks up no runtime metadata, and one
-/// 16-byte field keeps the stage within the allocation size docs/performance.md explains. The
-/// block is released once the stage ran (or will never run because its input failed or was
-/// cancelled); a stage detached or forced while its parent is still pending keeps it until the
-/// parent completes or the stage is freed.
+/// never starts it. A conforming class stores its block in one field, as given, and says what the
+/// block's outcome means (``complete(running:with:)``); the rest is written once here.
 ///
 /// A conforming class is `@unchecked Sendable` for one reason: `block` is written by the
 /// initializer and taken once by the stage's run (or dropped by `receive`), which the parent's
 /// callback starts exactly once, after the registration it follows (through the parent's lock);
 /// nothing else touches it. The state inherited from `_FutureCore` is guarded by its lock.
-///
-/// `attach(to:)`, `receive` and `run` are inlinable: the callback handed to the parent is made in
-/// the client, specialized for the client's types, and captures only the stage (no allocation).
+/// Why: docs/architecture.md, "Who owns synchronization" (a derived future is one object).
 @usableFromInline
 protocol StageFuture: _FutureCore {
   /// The block's type.

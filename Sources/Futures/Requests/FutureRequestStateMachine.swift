@@ -1,32 +1,13 @@
 /// The cancel-request state of one future, as a plain value: where requests go (the futures it
 /// waits on), which requests reached it, whether its producer handed it over, and the producer's
-/// request handlers.
+/// request handlers. It never calls user code: `_FutureCore` calls it only inside `lock.withLock`
+/// (passing what it needs of its `SettleStateMachine`) and performs what each event returns after
+/// unlocking (run handlers, complete, leave the futures upstream, pass the request on).
 ///
-/// It never calls user code and knows nothing about locks or threads. Its host, `_FutureCore`,
-/// keeps it beside its `CoreLock` and its `SettleStateMachine`, calls it only inside
-/// `lock.withLock` (passing what it needs of the settle machine: whether the future completed, or
-/// the machine itself where a request removes a consumer's callback), and does what each event
-/// returns after unlocking: runs the handlers, completes the future, removes its callbacks from
-/// futures upstream, passes the request on. So "no user code under our lock" and "a request
-/// processes a future once" are visible in the types, as in the core's `CancelStateMachine`.
-///
-/// The request rules it encodes (see the "Cancellation trees" article):
-/// - A request on a completed future changes nothing.
-/// - Every request is recorded (``requestedOptions``). The first one that is not both forced and
-///   not forwarded (the future is cancelled alone then) runs every handler; each handler runs at
-///   most once, so later requests, and a handler registered after one, run only the handlers
-///   that have not run yet.
-/// - A future that waits on others forwards the request to them, or, with `.doNotForwardRequest`,
-///   leaves them and completes cancelled. A future that waits on nothing yet (a producer's own
-///   future, a stage whose block is running) keeps the request and forwards it once it is handed
-///   another future.
-/// - A consumer's request reaches a shared future only if that consumer is the last one waiting
-///   there (or asks with `.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting`); otherwise the
-///   consumer leaves and completes cancelled.
-///
-/// Its fields are ordered so that the two one-byte ones come last: the host lays its own small
-/// fields (the stage executor, the lock) into the rest of that word, which keeps a derived stage
-/// at the size the performance targets allow (see docs/performance.md).
+/// The rules it encodes are the "Cancellation trees" article's; note that the first request that
+/// is not both forced and not forwarded runs every handler, each at most once.
+/// Keep the two one-byte fields last: `_FutureCore` packs its own small fields behind them.
+/// Why: docs/architecture.md, "Who owns synchronization" (Futures' requests are a state machine).
 struct FutureRequestStateMachine {
   /// The futures this one waits on: where requests are forwarded.
   private(set) var upstream = Upstream.none

@@ -73,20 +73,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// A context for a branch that continues from `input`, a member of `upstream` (after a recover
   /// with `policy`): cancelling the branch also cancels `upstream`; a cancel of `upstream` cancels
   /// the branch too, unless the recover handles that cancel: linked once `input` settled, except
-  /// when the cancel of `upstream` itself rejected it and `policy` is `.allErrors` (the recover's
-  /// body then gets the error and the branch goes on). With another policy that covers the cancel
-  /// error (a cancel with an error of the caller's own, not a cancellation), the body gets the
-  /// error but the chain stays cancelled: the branch is linked once the recover's result settled
-  /// (``followUpstream(after:unlessHandledBy:)``), as PromiseKit 7 keeps its context cancelled there. A
-  /// recover with policy `.allErrors` added to a chain already cancelled is never linked: it
-  /// starts its branch anew, as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the
-  /// chain before it, which stays cancelled here).
-  ///
-  /// The follow is registered on `input` before the recover's own callback, so a cancel the
-  /// recover passes on has cancelled the branch before anything of the branch sees the rejection.
-  /// The callback holds the two sources, not the contexts (see `ChainState`); the link leaves
-  /// `upstream`'s source as soon as this branch ends. If this context goes away while members of
-  /// the branch still wait, its source stays open for `upstream`'s cancel (see `deinit`).
+  /// when the cancel of `upstream` itself rejected it and `policy` is `.allErrors` (the body gets
+  /// the error and the branch goes on); with another policy that covers the cancel error, linked
+  /// once the recover's result settled (``followUpstream(after:unlessHandledBy:)``); a `.allErrors`
+  /// recover added to a chain already cancelled is never linked. The follow is registered on
+  /// `input` before the recover's own callback. Nothing of the chain before keeps this context.
+  /// Why: docs/architecture.md, "One cancel's path" (a recover's branch).
   init<T>(branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
     hold = nil
     entry = nil
@@ -166,20 +158,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// What settles `promise`, the first member of this context (see ``init(after:)``), with the
   /// result of the cleanup: first lets a held cancel through (at once if one was made; later
   /// cancels then reach the stages directly), then settles the member, rejected with the held
-  /// cancel's error if there was one.
-  ///
-  /// A cancel of the chain before the cleanup counts even when it has not reached the hold, or
-  /// never will: a handler of `upstream` registered after the `ensure` runs before the hold's link
-  /// (handlers run newest first) and may settle the work, so the cleanup can finish before the
-  /// cancel arrives; and this context may have gone away before the cleanup finished (nothing
-  /// kept it: only the chain before the cleanup was held), closing its source and its hold, while
-  /// a cancel of that chain must still reach the stages after the cleanup. So `upstream`'s own
-  /// reason (or its hold's, after an earlier `ensure`) is read here too, and the held cancel is
-  /// applied to the member itself: the stages after it are then rejected by the cancel (and
-  /// ``isCancelled`` says so) rather than fulfilled or rejected by a result passed on before it.
+  /// cancel's error if there was one. A cancel of the chain before the cleanup counts even when it
+  /// has not reached the hold, so `upstream`'s own reason (or its hold's) is read here too.
   ///
   /// The closure holds this context's sources and `upstream`'s, not the contexts: the chain before
   /// the cleanup calls it, and that chain must not keep this context alive (see `ChainState`).
+  /// Why: docs/architecture.md, "One cancel's path" (after an `ensure`).
   func settlingAfterCleanup<T>(_ promise: Promise<T>, of upstream: CancelContext)
     -> @Sendable (
       Swift.Result<T, Error>

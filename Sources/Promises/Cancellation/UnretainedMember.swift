@@ -1,27 +1,16 @@
 import CancelCore
 
 /// A pending promise's member in its cancellable chain's source, referred to **without being
-/// retained**: the one owner of chain membership. Joining, attaching, leaving, forgetting,
-/// claiming a cancel, and the settle step of a member all go through it; the protocol is checked,
-/// every interleaving of it, by `Verification/ChainMembership.pml` (docs/architecture.md, "The
-/// checked model of chain membership").
-///
-/// The rule everything rests on: **while the promise's lock is held and this refers to a member,
-/// that member is alive and not being freed**, so it may be used, and retained, there. What keeps
-/// it so:
-/// - while the member waits, its source's list holds it;
-/// - a cancel that took the list holds it until it has run the member's action, which rejects
-///   the promise under the promise's lock (or until it saw the member leave);
-/// - a close that took the list holds it until it has run the member's action with
-///   `.closed`, which forgets it here under the promise's lock (`forget(_:)`);
-/// - the promise leaves its source (`CancelMember.leaveSource()`) under its own lock, retaining the
-///   member first and releasing it after unlocking, so no release inside the lock can be the last.
+/// retained**: the one owner of chain membership (joining, attaching, leaving, forgetting,
+/// claiming a cancel, the settle step of a member). The rule: **while the promise's lock is held
+/// and this refers to a member, that member is alive and not being freed**, so it may be used, and
+/// retained, there; a reference that could be the last is released after unlocking.
 ///
 /// Lock order: the promise's lock, then the source's (leaving, and reading a cancel's reason).
-/// Nothing takes them the other way round: a source runs its members' actions after unlocking.
-///
-/// One word, stored in the promise (`Promise.member`) and accessed only under its lock, except
-/// while the promise is not yet shared (``Promise/joinUnshared(source:)``).
+/// One word (`Promise.member`), accessed only under the promise's lock, except while the promise is
+/// not yet shared (``Promise/joinUnshared(source:)``).
+/// Why the rule holds: docs/architecture.md, "Who owns synchronization" (a member group) and "The
+/// checked model of chain membership".
 @usableFromInline
 struct UnretainedMember {
   @usableFromInline var reference: Unmanaged<CancelMember>?
