@@ -14,9 +14,9 @@ extension CancelStorage {
   /// members to `finishClosed` before this).
   ///
   /// Nothing here recurses, whatever the handlers do: a linked child's work, and that of a source
-  /// a handler or a member's action ends on this thread (queued on ``ThreadCancelLoop``; such a
-  /// source's state, reason and call result are set at once), is done by this loop before the rest
-  /// of the source that was running, the order a recursive call would give.
+  /// a handler, its release or a member's action ends on this thread (queued on
+  /// ``ThreadCancelLoop``; its state, reason and call result are set at once), is done by this loop
+  /// before the rest of the source that was running, the order a recursive call would give.
   /// Why and how: docs/architecture.md, "Deep chains never recurse".
   static func finish(_ first: consuming EndedSource) {
     // Nothing to run, so nothing that could end another source: no loop needed.
