@@ -21,7 +21,9 @@ import CancelCore
 ///
 /// The members after an `ensure`/`ensureThen` share a context of their own, linked both ways: a
 /// cancel of either reaches the members before the clean-up at once and the members after it once
-/// the clean-up finished (``cancelAttempted`` is `true` meanwhile).
+/// the clean-up finished (``cancelAttempted`` is `true` meanwhile). A `recover` branch or a
+/// combinator's result that follows such stages while they are pending is held back the same way:
+/// its cancel reaches its own members only once the stages it follows settled.
 ///
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
@@ -54,7 +56,10 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// ``init(resultOf:)``): its cancel goes through `entry` to those chains at once (which starts
   /// their clean-ups) and to `hold`, and reaches `source` only once the members it follows settled
   /// (they settle only after their clean-ups finished), when `source` is linked to `hold`.
-  let gated: Bool
+  /// Computed, not stored (every context would pay for it): the stages after an `ensure` are the
+  /// only other contexts with a `hold`, and the only ones with an `upstreamSource` but no
+  /// `upstream`.
+  var gated: Bool { hold != nil && (upstream != nil || upstreamSource == nil) }
   /// For a context made from another (a branch after `recover`, the stages after an `ensure`):
   /// the source of the chain before it whose cancel reaches this context's source (a branch's
   /// upstream, followed once the recover's input settled) or its `hold` (after an `ensure`); `nil`
@@ -73,7 +78,6 @@ public final class CancelContext: CancellableWithReason, Sendable {
   public init() {
     hold = nil
     entry = nil
-    gated = false
     upstreamSource = nil
     upstreamHold = nil
     upstream = nil
@@ -87,6 +91,10 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// `.allErrors` added to a chain already cancelled is never linked: it starts its branch anew,
   /// as PromiseKit 7's recover does there (PromiseKit 7 also un-cancels the chain before it, which
   /// stays cancelled here).
+  ///
+  /// If `input` is a pending stage after a clean-up (`upstream` has an `entry`), the branch is
+  /// `gated`: its cancel reaches the chain before at once and the branch's members once `input`
+  /// settled (which it does only after the clean-up finished).
   ///
   /// The follow is registered on `input` before the recover's own callback, so a cancel the
   /// recover passes on has cancelled the branch before anything of the branch sees the rejection.
@@ -107,7 +115,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
       // `input` follows a clean-up that may not have finished: the branch's own stages see a
       // cancel of the branch only once `input` settled, after the clean-up (see `gated`).
       let (entry, hold) = (CancelStorage(), CancelStorage())
-      (self.entry, self.hold, gated) = (entry, hold, true)
+      (self.entry, self.hold) = (entry, hold)
       _ = upstreamEntry.link(to: entry)
       // Last: handlers run newest first, so the cancel is recorded before the chain before sees
       // it.
@@ -116,7 +124,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
       // before `input` settled has cancelled the branch before anything of it sees the result.
       input.pipe { _ in _ = branch.link(to: hold) }
     } else {
-      (entry, hold, gated) = (nil, nil, false)
+      (entry, hold) = (nil, nil)
       _ = upstreamEntry.link(to: branch)
     }
     guard follows else { return }
@@ -147,7 +155,6 @@ public final class CancelContext: CancellableWithReason, Sendable {
     _ = hold.link(to: entry)
     self.hold = hold
     self.entry = entry
-    gated = false
     upstreamSource = upstream.source
     upstreamHold = upstream.hold
     self.upstream = nil
@@ -171,12 +178,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
     upstream = nil
     let held = inputs.filter { $0.cancelContext.entry != nil && $0.promise.isPending }
     guard !held.isEmpty else {
-      (entry, hold, gated) = (nil, nil, false)
+      (entry, hold) = (nil, nil)
       for input in inputs { append(input.cancelContext) }
       return
     }
     let (entry, hold) = (CancelStorage(), CancelStorage())
-    (self.entry, self.hold, gated) = (entry, hold, true)
+    (self.entry, self.hold) = (entry, hold)
     let into = ChainState(source: entry)
     for input in inputs { into.append(input.cancelContext) }
     // Last: handlers run newest first, so the cancel is recorded before the inputs see it.
