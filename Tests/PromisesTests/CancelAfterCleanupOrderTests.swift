@@ -214,4 +214,44 @@ struct CancelAfterCleanupOrderTests {
     #expect(isPMKCancelled(w.error))
     #expect(c.value == 1, "the cancellized root had fulfilled before the cancel")
   }
+
+  /// One round of the stress test below: a chain with a clean-up that runs on whichever thread
+  /// settles or cancels the head, a branch or a race after it, and the events they saw.
+  struct RacingRound: Sendable {
+    let resolver: Resolver<Int>
+    let tail: CancellablePromise<Int>
+    let others: [CancellablePromise<Int>]
+    let events = Recorder<String>()
+
+    init(branch: Bool) {
+      let (head, resolver) = CancellablePromise<Int>.pending()
+      self.resolver = resolver
+      let events = events
+      let cleaned = head.ensure(on: nil) { events.record("cleanup") }
+      let result: CancellablePromise<Int>
+      if branch {
+        result = cleaned.recover(on: nil) { _ in Promise.value(0) }
+        others = []
+      } else {
+        let (other, _) = CancellablePromise<Int>.pending()
+        result = Promises.race([cleaned.map(on: nil) { $0 }, other])
+        others = [other]
+      }
+      CancelAfterCleanupOrderTests.observe(result, "result", into: events)
+      tail = result.map(on: nil) { $0 + 1 }
+    }
+  }
+
+  @Test(arguments: [true, false])
+  func aCancelRacingTheHeadsFulfilmentNeverReachesTheBranchOrResultBeforeTheCleanup(branch: Bool) {
+    TestSupport.race(
+      iterations: Stress.iterations(2_000, minimum: 200), setup: { RacingRound(branch: branch) },
+      { $0.tail.cancel() }, { $0.resolver.fulfill(1) },
+      check: { round in
+        #expect(!round.tail.isPending)
+        #expect(round.events.values.first == "cleanup", "the clean-up ran before the stages after it saw a result")
+        #expect(round.events.values.count == 2)
+        for other in round.others { #expect(isPMKCancelled(other.error)) }
+      })
+  }
 }
