@@ -176,6 +176,30 @@ struct CancelAfterCleanupOrderTests {
     #expect(isPMKCancelled(result.error) && isPMKCancelled(tail.error))
   }
 
+  @Test func aResultSettledBeforeTheCancelLetsItThroughAtOnce() async {
+    let held = HeldQueue()
+    let events = Recorder<String>()
+    let (head, _) = CancellablePromise<Int>.pending()
+    let input = head.ensure(on: held.queue) { events.record("cleanup") }.map(on: nil) { $0 + 1 }
+    let result = Promises.race([input, Promise.value(5).cancellize()])
+    #expect(result.value == 5)
+    let (work, _) = CancellablePromise<Int>.pending()
+    let pending = result.then(on: nil) { _ in work }
+    result.cancel()
+    #expect(isPMKCancelled(pending.error), "the stages after a settled result are rejected at once")
+    #expect(isPMKCancelled(work.error))
+    let added = result.map(on: nil) { value -> Int in
+      events.record("body")
+      return value
+    }
+    #expect(isPMKCancelled(added.error), "a stage added after the cancel is rejected with it")
+    #expect(input.isPending && input.cancelAttempted, "the input after the clean-up still waits for it")
+    held.open()
+    _ = await outcome(of: input.promise)
+    #expect(events.values == ["cleanup"])
+    #expect(isPMKCancelled(input.error))
+  }
+
   /// The differential tester's program (class c against PromiseKit 7), with the `when` input placed
   /// after a clean-up, cancelled from the `when`'s result or from the end, before and after the
   /// clean-up that follows the `when` was added.

@@ -168,7 +168,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   ///
   /// When an input still pending follows a clean-up (its context has an `entry`), the result
   /// follows it too: the context is `gated`, and a cancel of it reaches its own stages only once
-  /// every such input settled (each only after its clean-up finished). The result's first member
+  /// every such input settled (each only after its clean-up finished), or once the result's first
+  /// member settled with the combination's outcome before any cancel. The result's first member
   /// must then not settle with the combination's outcome once a cancel was attempted (see
   /// `InputPolicy.result(_:inputs:)`): that outcome may come from one input before another's
   /// clean-up finished.

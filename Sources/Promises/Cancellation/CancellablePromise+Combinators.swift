@@ -47,6 +47,7 @@ enum InputPolicy {
   /// When an input follows a clean-up, the result's context is gated (see
   /// `CancelContext.init(resultOf:)`): once a cancel of the result was attempted, its first member
   /// ignores the combination's outcome and is rejected by the cancel, once every such input settled.
+  /// An outcome that came first settles the member and lets later cancels through at once.
   func result<Input: CancellableThenable, U>(_ combined: Promise<U>, inputs: [Input]) -> CancellablePromise<U> {
     guard self != .untouched else { return CancellablePromise(combined, cancelContext: CancelContext()) }
     let context = CancelContext(resultOf: inputs)
@@ -54,9 +55,15 @@ enum InputPolicy {
     if let hold = context.hold {
       result = CancellablePromise(stageOf: context)
       let settler = MemberSettler(result)
+      let source = context.source  // not the context: see `ChainState`
       combined.pipe { outcome in
         // A cancel attempted first rejects the member once the inputs it waits for settled.
-        if !hold.isCancelled { settler.settle(outcome) }
+        guard !hold.isCancelled else { return }
+        // Settled before any cancel: the stages after the result see this outcome, and a later
+        // cancel reaches them at once (no stage starts after it returned). Linked first, so that a
+        // cancel made meanwhile is claimed by the member's settle.
+        _ = source.link(to: hold)
+        settler.settle(outcome)
       }
     } else {
       result = CancellablePromise(combined, cancelContext: context)
