@@ -21,7 +21,9 @@ import CancelCore
 ///
 /// The members after an `ensure`/`ensureThen` share a context of their own, linked both ways: a
 /// cancel of either reaches the members before the clean-up at once and the members after it once
-/// the clean-up finished (``cancelAttempted`` is `true` meanwhile).
+/// the clean-up finished (``cancelAttempted`` is `true` meanwhile). A `recover` branch or a
+/// combinator's result that follows such stages while they are pending is held back the same way:
+/// its cancel reaches its own members only once the stages it follows settled.
 ///
 /// Cancelling twice changes nothing: the first error stays. The context is built on the core's
 /// cancellation source: cancel handlers run on the cancelling thread, never under a lock.
@@ -39,14 +41,25 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// The core source whose cancellation is the chain's cancellation: cancelling it rejects the
   /// pending members.
   @usableFromInline let source = CancelStorage()
-  /// For the stages after an `ensure`/`ensureThen` (see ``init(after:)``): the cancel of this
-  /// part of the chain, held back until the cleanup finished; `nil` for any other context.
+  /// For the stages after an `ensure`/`ensureThen` (see ``init(after:)``), and for a context that
+  /// follows such stages (see `gated`): the cancel of this part of the chain, held back until the
+  /// cleanup finished; `nil` for any other context.
   let hold: CancelStorage?
   /// For the stages after an `ensure`/`ensureThen`: what ``cancel(error:)`` cancels, a core
   /// source whose children are `hold` and the chain before the clean-up (its source, or its own
   /// `entry` after an earlier `ensure`). Links rather than a reference to the context before: the
   /// core propagates through them without recursion, and no context keeps the one before alive.
+  /// For a `gated` context: the same, with the chains it follows as the chain before.
   let entry: CancelStorage?
+  /// Whether this is a context that follows pending members of chains with a clean-up in them (a
+  /// recover branch or a combinator's result, see ``init(branchOf:from:unlessHandledBy:)`` and
+  /// ``init(resultOf:)``): its cancel goes through `entry` to those chains at once (which starts
+  /// their clean-ups) and to `hold`, and reaches `source` only once the members it follows settled
+  /// (they settle only after their clean-ups finished), when `source` is linked to `hold`.
+  /// Computed, not stored (every context would pay for it): the stages after an `ensure` are the
+  /// only other contexts with a `hold`, and the only ones with an `upstreamSource` but no
+  /// `upstream`.
+  var gated: Bool { hold != nil && (upstream != nil || upstreamSource == nil) }
   /// For a context made from another (a branch after `recover`, the stages after an `ensure`):
   /// the source of the chain before it whose cancel reaches this context's source (a branch's
   /// upstream, followed once the recover's input settled) or its `hold` (after an `ensure`); `nil`
@@ -78,10 +91,11 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// once the recover's result settled (``followUpstream(after:unlessHandledBy:)``); a `.allErrors`
   /// recover added to a chain already cancelled is never linked. The follow is registered on
   /// `input` before the recover's own callback. Nothing of the chain before keeps this context.
+  /// If `input` is a pending stage after a clean-up (`upstream` has an `entry`), the branch is
+  /// `gated`: its cancel reaches the chain before at once and the branch's members once `input`
+  /// settled (which it does only after the clean-up finished).
   /// Why: docs/architecture.md, "One cancel's path" (a recover's branch).
   init<T>(branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
-    hold = nil
-    entry = nil
     self.upstream = upstream
     upstreamHold = nil
     let upstreamSource = upstream.source
@@ -89,9 +103,25 @@ public final class CancelContext: CancellableWithReason, Sendable {
     self.upstreamSource = follows ? upstreamSource : nil
     // Through the entry after an `ensure`: a cancel of the branch reaches the whole chain before
     // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up.
-    _ = (upstream.entry ?? upstreamSource).link(to: source)
-    guard follows else { return }
+    let upstreamEntry = upstream.entry ?? upstreamSource
     let branch = source
+    if upstream.entry != nil, input.isPending {
+      // `input` follows a clean-up that may not have finished: the branch's own stages see a
+      // cancel of the branch only once `input` settled, after the clean-up (see `gated`).
+      let (entry, hold) = (CancelStorage(), CancelStorage())
+      (self.entry, self.hold) = (entry, hold)
+      _ = upstreamEntry.link(to: entry)
+      // Last: handlers run newest first, so the cancel is recorded before the chain before sees
+      // it.
+      _ = hold.link(to: entry)
+      // Before the follow below and the recover's own callback: a cancel of the branch made
+      // before `input` settled has cancelled the branch before anything of it sees the result.
+      input.pipe { _ in _ = branch.link(to: hold) }
+    } else {
+      (entry, hold) = (nil, nil)
+      _ = upstreamEntry.link(to: branch)
+    }
+    guard follows else { return }
     input.pipe { result in
       if case .failure(let error) = result, upstreamSource.isCancelled(by: ErrorIdentity(error)),
         policy.handles(error)
@@ -155,6 +185,40 @@ public final class CancelContext: CancellableWithReason, Sendable {
     ChainState(source: entry).append(upstream, through: upstream.entry ?? upstream.source)
   }
 
+  /// The context of a combinator's result whose `inputs` are members of its chain: cancelling it
+  /// cancels their chains (through their entries after an `ensure`).
+  ///
+  /// When an input still pending follows a clean-up (its context has an `entry`), the result
+  /// follows it too: the context is `gated`, and a cancel of it reaches its own stages only once
+  /// every such input settled (each only after its clean-up finished), or once the result's first
+  /// member settled with the combination's outcome before any cancel. The result's first member
+  /// must then not settle with the combination's outcome once a cancel was attempted (see
+  /// `InputPolicy.result(_:inputs:)`): that outcome may come from one input before another's
+  /// clean-up finished.
+  init<Input: CancellableThenable>(resultOf inputs: [Input]) {
+    upstreamSource = nil
+    upstreamHold = nil
+    upstream = nil
+    let held = inputs.filter { $0.cancelContext.entry != nil && $0.promise.isPending }
+    guard !held.isEmpty else {
+      (entry, hold) = (nil, nil)
+      for input in inputs { append(input.cancelContext) }
+      return
+    }
+    let (entry, hold) = (CancelStorage(), CancelStorage())
+    (self.entry, self.hold) = (entry, hold)
+    let into = ChainState(source: entry)
+    for input in inputs { into.append(input.cancelContext) }
+    // Last: handlers run newest first, so the cancel is recorded before the inputs see it.
+    _ = hold.link(to: entry)
+    let (source, arrivals) = (source, Countdown(count: held.count))
+    for input in held {
+      input.promise.pipe { _ in
+        if arrivals.arrive() { _ = source.link(to: hold) }
+      }
+    }
+  }
+
   /// What settles `promise`, the first member of this context (see ``init(after:)``), with the
   /// result of the cleanup: first lets a held cancel through (at once if one was made; later
   /// cancels then reach the stages directly), then settles the member, rejected with the held
@@ -197,7 +261,23 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// closes once they all settled, or once the chain before it can no longer be cancelled (its
   /// context went away), whichever comes first.
   deinit {
-    if let upstreamSource, source.isNeeded {
+    if gated, let hold {
+      if hold.isCancelled, !source.isCompleted {
+        // A cancel waits for the members this context follows: when they settle, it rejects the
+        // members still pending here (see `gated`), so they stay reachable until then.
+        source.release()
+      } else {
+        if let upstreamSource, source.isNeeded {
+          Self.release(source, cancellableThrough: [upstreamSource])
+        } else {
+          _ = source.close()
+        }
+        // Nothing cancels the hold any more (its entry closes below), but the hold of the stages
+        // after a later `ensure` is linked to it: it stays open while this source can still be
+        // cancelled, so that it does not close that one before the chain before does.
+        Self.release(hold, cancellableThrough: [source])
+      }
+    } else if let upstreamSource, source.isNeeded {
       if let hold {
         Self.release(source, cancellableThrough: [hold])
         Self.release(hold, cancellableThrough: [upstreamSource] + (upstreamHold.map { [$0] } ?? []))

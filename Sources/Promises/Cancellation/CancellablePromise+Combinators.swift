@@ -11,9 +11,7 @@ import CancelCore
 public func firstly<V: CancellableThenable>(execute body: () throws -> V) -> CancellablePromise<V.T> {
   do {
     let first = try body()
-    let result = CancellablePromise(first.promise, cancelContext: CancelContext())
-    result.cancelContext.append(first.cancelContext)
-    return result
+    return InputPolicy.members.result(first.promise, inputs: [first])
   } catch {
     return CancellablePromise(error: error)
   }
@@ -45,18 +43,38 @@ enum InputPolicy {
 
   /// Wraps `combined` (the combination of `inputs`' promises) in a new chain and applies the
   /// policy.
-  func result<T, U>(_ combined: Promise<U>, inputs: [CancellablePromise<T>]) -> CancellablePromise<U> {
-    let result = CancellablePromise(combined, cancelContext: CancelContext())
+  ///
+  /// When an input follows a clean-up, the result's context is gated (see
+  /// `CancelContext.init(resultOf:)`): once a cancel of the result was attempted, its first member
+  /// ignores the combination's outcome and is rejected by the cancel, once every such input settled.
+  /// An outcome that came first settles the member and lets later cancels through at once.
+  func result<Input: CancellableThenable, U>(_ combined: Promise<U>, inputs: [Input]) -> CancellablePromise<U> {
+    guard self != .untouched else { return CancellablePromise(combined, cancelContext: CancelContext()) }
+    let context = CancelContext(resultOf: inputs)
+    let result: CancellablePromise<U>
+    if let hold = context.hold {
+      result = CancellablePromise(stageOf: context)
+      let settler = MemberSettler(result)
+      let source = context.source  // not the context: see `ChainState`
+      combined.pipe { outcome in
+        // A cancel attempted first rejects the member once the inputs it waits for settled.
+        guard !hold.isCancelled else { return }
+        // Settled before any cancel: the stages after the result see this outcome, and a later
+        // cancel reaches them at once (no stage starts after it returned). Linked first, so that a
+        // cancel made meanwhile is claimed by the member's settle.
+        _ = source.link(to: hold)
+        settler.settle(outcome)
+      }
+    } else {
+      result = CancellablePromise(combined, cancelContext: context)
+    }
     switch self {
-    case .members:
-      for input in inputs { result.cancelContext.append(input.cancelContext) }
+    case .members, .untouched:
+      break
     case .autoCancel:
-      for input in inputs { result.cancelContext.append(input.cancelContext) }
       let pending = PendingInputs(inputs)
       let chain = result.cancelContext.chain  // not the context: see `ChainState`
       result.promise.pipe { _ in pending.cancel(withReasonOf: chain) }
-    case .untouched:
-      break
     }
     return result
   }
@@ -72,7 +90,7 @@ enum InputPolicy {
 struct PendingInputs<T: Sendable>: Sendable {
   let inputs: [(promise: WeakPromise<T>, chain: ChainState)]
 
-  init(_ members: [CancellablePromise<T>]) {
+  init<Input: CancellableThenable>(_ members: [Input]) where Input.T == T {
     // Through the entry after an `ensure`, as the input's own `cancel()` would: the members before
     // the clean-up at once, the stages after it only once it finished.
     inputs = members.map { (WeakPromise($0.promise), $0.cancelContext.entryChain) }
