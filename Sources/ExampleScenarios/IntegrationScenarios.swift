@@ -200,8 +200,10 @@ let integrationScenarios: [Scenario] = {
       let response = try await HTTPClient.shared.execute(
         HTTPClientRequest(url: "\(serviceA.baseURL)/order"), token: client.token)
       throw ScenarioFailure("the client got an answer: \(response.status)")
-    } catch is TimeoutError {
-      report.say("the client's call threw TimeoutError after \(Report.milliseconds(ContinuousClock.now - started))")
+    } catch let error where error is TimeoutError || error as? HTTPClientError == .deadlineExceeded {
+      // Whichever ends the call first at the deadline: the token's timer (its `TimeoutError`) or
+      // AsyncHTTPClient's own deadline, which the call was given too (`deadlineExceeded`).
+      report.say("the client's call threw \(error) after \(Report.milliseconds(ContinuousClock.now - started))")
     }
     // A B that started has a deadline no later than the client's (or its caller hangs up), so its
     // work stops. One that had not started by now may still start, with its deadline passed, and
