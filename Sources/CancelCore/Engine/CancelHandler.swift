@@ -19,7 +19,7 @@ package enum CancelHandler: @unchecked Sendable {
   case onComplete(@Sendable (_ cancelled: Bool) -> Void)
   /// A linked child: cancelled with this source's reason when this source is cancelled. `keeping`
   /// (the child's owner, which must not go away and close the child while this source can still
-  /// cancel it) is held as long as the link exists: until this source ended (and, cancelled,
-  /// until the child's own handlers and members are done) or the child ended and left it.
+  /// cancel it) is held as long as the link exists: until this source ended (cancelled: until the
+  /// cancel loop that went through the link is done) or the child ended and left it.
   case link(CancelStorage, keeping: (any AnyObject & Sendable)?)
 }

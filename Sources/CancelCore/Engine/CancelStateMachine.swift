@@ -170,10 +170,11 @@ struct CancelStateMachine: Sendable {
     return deadline
   }
 
-  /// This source's own pending deadline and the links to its parents, whose deadlines count too;
-  /// nothing once the source ended.
+  /// How many links to parents this source keeps.
   var parentLinkCount: Int { parents.count }
 
+  /// This source's own pending deadline and the links to its parents, whose deadlines count too;
+  /// nothing once the source ended.
   var deadlineAndParents: (ContinuousClock.Instant?, ParentLinks) {
     guard case .active = phase else { return (nil, .none) }
     return (deadline?.instant, parents)

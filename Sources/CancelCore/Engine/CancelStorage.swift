@@ -337,8 +337,8 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// source or the parent already ended — a cancelled parent cancels this source at once — or the
   /// parent is this source).
   ///
-  /// The link holds `keeping` while it exists: until `parent` ends (cancelled: until this
-  /// source's handlers and members are done) or this source ends and leaves `parent`. Nothing of
+  /// The link holds `keeping` while it exists: until `parent` ends (cancelled: until the cancel
+  /// loop that went through the link is done) or this source ends and leaves `parent`. Nothing of
   /// it stays in either source once one of them ended (a closed parent's link leaves this source's
   /// list of parents by the time it adds another).
   package func link(to parent: CancelStorage, keeping: (any AnyObject & Sendable)? = nil) -> Bool {
