@@ -83,6 +83,21 @@ struct RequestStateMachineTests {
     #expect(machine.requestedOptions == [Self.force, Self.local])
   }
 
+  @Test func aHandlerRegisteredAfterOnlyForcedUnforwardedRequestsWaitsForOneThatTellsTheProducer() {
+    var machine = Machine()
+    _ = machine.request([Self.force, Self.local], isSettled: false)
+    _ = machine.request([Self.force, Self.local], isSettled: false)
+    guard case .added = machine.addHandler(Self.handler(), isSettled: false) else {
+      Issue.record("no request told the producer: the handler waits")
+      return
+    }
+    #expect(machine.request([Self.local], isSettled: false)?.handlers.count == 1)
+    guard case .run = machine.addHandler(Self.handler(), isSettled: false) else {
+      Issue.record("a request told the producer: a handler registered now runs at once")
+      return
+    }
+  }
+
   @Test func aHandlerRegisteredAfterARequestRunsWithEveryRequestSoFar() {
     var machine = Machine()
     _ = machine.request([Self.always], isSettled: false)

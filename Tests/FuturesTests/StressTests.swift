@@ -110,4 +110,30 @@ struct StressTests {
       })
     #expect(failures.value == 0)
   }
+  struct Untold: Sendable {
+    let promise = Futures.Promise<Int>()
+    let handlerRuns = Counter()
+  }
+
+  /// A request both forced and not forwarded does not tell the producer; a handler registered
+  /// while that request is being carried out (after it was recorded, before the future completed)
+  /// must not run with it either.
+  @Test func aHandlerAddedDuringAForcedUnforwardedRequestDoesNotRun() {
+    let failures = Counter()
+    race(
+      iterations: Stress.iterations(20_000),
+      setup: { Untold() },
+      { $0.promise.future.getCancelToken().cancel([.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest]) },
+      { untold in
+        let runs = untold.handlerRuns
+        untold.promise.onRequestCancel(.immediate) { _ in
+          runs.increment()
+          return .continue
+        }
+      },
+      check: { untold in
+        if untold.handlerRuns.value != 0 || untold.promise.future.result?.isCancelled != true { failures.increment() }
+      })
+    #expect(failures.value == 0)
+  }
 }

@@ -11,6 +11,10 @@ final class FutureExtras {
   @exclusivity(unchecked) var handlers: ContiguousArray<RequestHandler> = []
   /// How many of `handlers`, from the first, have run (or been handed out to run).
   @exclusivity(unchecked) var handlersRun = 0
+  /// Whether every request that reached the future so far was both forced and not forwarded, so
+  /// none told the producer: a handler registered meanwhile (the future is about to complete
+  /// cancelled) waits like one registered before any request.
+  @exclusivity(unchecked) var onlyUntoldRequests = false
   /// Requests that found no running stage to forward to yet (a block is running, or a producer
   /// has not handed the future over): forwarded when the future binds to another one.
   @exclusivity(unchecked) var unforwarded: CancellationOptions?

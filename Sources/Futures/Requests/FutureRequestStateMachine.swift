@@ -91,7 +91,14 @@ struct FutureRequestStateMachine {
     requestedOptions = (earlier ?? []).union(options)
     var action = RequestAction()
     let tellProducer = !options.isSuperset(of: [.forceThisFutureToBeCancelledImmediately, .doNotForwardRequest])
-    if tellProducer, let extras { action.handlers = extras.takeHandlersToRun() }
+    if tellProducer {
+      if let extras {
+        extras.onlyUntoldRequests = false
+        action.handlers = extras.takeHandlersToRun()
+      }
+    } else if earlier == nil {
+      madeExtras().onlyUntoldRequests = true
+    }
     action.complete = options.contains(.forceThisFutureToBeCancelledImmediately)
     switch upstream {
     case .none:
@@ -185,7 +192,7 @@ struct FutureRequestStateMachine {
     guard !isSettled else { return .release }
     let extras = madeExtras()
     extras.handlers.append(handler)
-    guard let requestedOptions else { return .added }
+    guard let requestedOptions, !extras.onlyUntoldRequests else { return .added }
     extras.handlersRun = extras.handlers.count
     return .run(requestedOptions)
   }
