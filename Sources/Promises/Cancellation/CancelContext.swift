@@ -219,6 +219,20 @@ public final class CancelContext: CancellableWithReason, Sendable {
     }
   }
 
+  /// The context of a result whose inputs come later (`when(fulfilled:concurrently:)` pulls
+  /// them): `gated` from the start, with nothing linked yet. The caller links each input to
+  /// `entry` as it comes, and `source` to `hold` once the result settled before any cancel, or,
+  /// once a cancel was attempted, when no input that follows a clean-up is pending any more (as
+  /// ``init(resultOf:)`` does for inputs known at once).
+  init(resultOfInputsToCome: Void) {
+    upstreamSource = nil
+    upstreamHold = nil
+    upstream = nil
+    let (entry, hold) = (CancelStorage(), CancelStorage())
+    (self.entry, self.hold) = (entry, hold)
+    _ = hold.link(to: entry)
+  }
+
   /// What settles `promise`, the first member of this context (see ``init(after:)``), with the
   /// result of the cleanup: first lets a held cancel through (at once if one was made; later
   /// cancels then reach the stages directly), then settles the member, rejected with the held
