@@ -104,6 +104,38 @@ struct CancelAfterCleanupPulledAndReturnedTests {
     #expect(isPMKCancelled(result.error) && result.isCancelled)
   }
 
+  /// One round of the stress test below: a pulled input after a clean-up that runs on whichever
+  /// thread settles or cancels the head, and another input that stays pending.
+  struct PulledRound: Sendable {
+    let resolver: Resolver<Int>
+    let tail: CancellablePromise<Int>
+    let other: CancellablePromise<Int>
+    let events = Recorder<String>()
+
+    init() {
+      let (head, resolver) = CancellablePromise<Int>.pending()
+      self.resolver = resolver
+      let events = events
+      let input = head.ensure(on: nil) { events.record("cleanup") }.map(on: nil) { $0 }
+      let (other, _) = CancellablePromise<Int>.pending()
+      self.other = other
+      let result = when(fulfilled: [input, other].makeIterator(), concurrently: 2)
+      CancelAfterCleanupOrderTests.observe(result, "result", into: events)
+      tail = result.map(on: nil) { $0.count }
+    }
+  }
+
+  @Test func aCancelRacingTheHeadsFulfilmentNeverReachesTheResultBeforeThePulledInputsCleanup() {
+    TestSupport.race(
+      iterations: Stress.iterations(2_000, minimum: 200), setup: { PulledRound() },
+      { $0.tail.cancel() }, { $0.resolver.fulfill(1) },
+      check: { round in
+        #expect(!round.tail.isPending)
+        #expect(round.events.values == ["cleanup", "result cancelled"])
+        #expect(isPMKCancelled(round.other.error))
+      })
+  }
+
   /// A `then` body returns a chain with a clean-up; the outer chain is cancelled from a later
   /// stage. The `then` stage is a member of the outer chain: it is rejected at once, like every
   /// pending member of the chain cancelled; the returned chain is linked, so its members before
