@@ -52,8 +52,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// For a `gated` context: the same, with the chains it follows as the chain before.
   let entry: CancelStorage?
   /// Whether this is a context that follows pending members of chains with a clean-up in them (a
-  /// recover branch or a combinator's result, see ``init(branchOf:from:unlessHandledBy:)`` and
-  /// ``init(resultOf:)``): its cancel goes through `entry` to those chains at once (which starts
+  /// recover branch or a combinator's result, see ``init(branchOf:from:unlessHandledBy:)``,
+  /// ``init(resultOf:)`` and ``init(resultOfInputsToCome:)``): its cancel goes through `entry` to those chains at once (which starts
   /// their clean-ups) and to `hold`, and reaches `source` only once the members it follows settled
   /// (they settle only after their clean-ups finished), when `source` is linked to `hold`.
   /// Computed, not stored (every context would pay for it): the stages after an `ensure` are the
