@@ -79,4 +79,49 @@ struct DeepChainTests {
     }
     #expect(observed.values == [Self.depth, Self.depth - 1, Self.depth])
   }
+
+  /// Levels of the clean-up shapes below, each several stages and contexts deep (a recursion per
+  /// level would overflow the small stack long before).
+  static let levels = depth / 10
+
+  /// `levels` levels of `when(fulfilled:concurrently:)` each pulling the stage after a clean-up
+  /// of the level before.
+  static func pulledAfterCleanups(_ root: CancellablePromise<Int>, cleaned: Counter) -> CancellablePromise<Int> {
+    var tail = root
+    for _ in 0..<levels {
+      let input = tail.ensure(on: nil) { cleaned.increment() }
+      tail = when(fulfilled: [input].makeIterator(), concurrently: 1).map(on: nil) { $0[0] + 1 }
+    }
+    return tail
+  }
+
+  /// `levels` levels of a `then` whose body returns the level before with a clean-up after it.
+  static func returnedWithCleanups(_ root: CancellablePromise<Int>, cleaned: Counter) -> CancellablePromise<Int> {
+    var tail = root
+    for _ in 0..<levels {
+      let returned = tail.ensure(on: nil) { cleaned.increment() }.map(on: nil) { $0 + 1 }
+      tail = Promise.value(0).cancellize().then(on: nil) { _ in returned }
+    }
+    return tail
+  }
+
+  @Test(arguments: [false, true])
+  func tenThousandLevelsOfCleanupsBehindPulledOrReturnedChainsCancelAndComplete(returned: Bool) async {
+    let observed = Recorder<Int>()
+    await onSmallStack(256 << 10) {
+      let build = returned ? Self.returnedWithCleanups : Self.pulledAfterCleanups
+      let (cancelledRoot, _) = CancellablePromise<Int>.pending()
+      let cancelledCleanups = Counter()
+      let cancelled = build(cancelledRoot, cancelledCleanups)
+      cancelled.cancel()
+      observed.record(isPMKCancelled(cancelled.error) ? cancelledCleanups.value : -1)
+      let (root, resolver) = CancellablePromise<Int>.pending()
+      let cleanups = Counter()
+      let fulfilled = build(root, cleanups)
+      resolver.fulfill(0)
+      observed.record(fulfilled.value ?? -1)
+      observed.record(cleanups.value)
+    }
+    #expect(observed.values == [Self.levels, Self.levels, Self.levels])
+  }
 }

@@ -52,8 +52,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// For a `gated` context: the same, with the chains it follows as the chain before.
   let entry: CancelStorage?
   /// Whether this is a context that follows pending members of chains with a clean-up in them (a
-  /// recover branch or a combinator's result, see ``init(branchOf:from:unlessHandledBy:)`` and
-  /// ``init(resultOf:)``): its cancel goes through `entry` to those chains at once (which starts
+  /// recover branch or a combinator's result, see ``init(branchOf:from:unlessHandledBy:)``,
+  /// ``init(resultOf:)`` and ``init(resultOfInputsToCome:)``): its cancel goes through `entry` to those chains at once (which starts
   /// their clean-ups) and to `hold`, and reaches `source` only once the members it follows settled
   /// (they settle only after their clean-ups finished), when `source` is linked to `hold`.
   /// Computed, not stored (every context would pay for it): the stages after an `ensure` are the
@@ -217,6 +217,20 @@ public final class CancelContext: CancellableWithReason, Sendable {
         if arrivals.arrive() { _ = source.link(to: hold) }
       }
     }
+  }
+
+  /// The context of a result whose inputs come later (`when(fulfilled:concurrently:)` pulls
+  /// them): `gated` from the start, with nothing linked yet. The caller links each input to
+  /// `entry` as it comes, and `source` to `hold` once the result settled before any cancel, or,
+  /// once a cancel was attempted, when no input that follows a clean-up is pending any more (as
+  /// ``init(resultOf:)`` does for inputs known at once).
+  init(resultOfInputsToCome: Void) {
+    upstreamSource = nil
+    upstreamHold = nil
+    upstream = nil
+    let (entry, hold) = (CancelStorage(), CancelStorage())
+    (self.entry, self.hold) = (entry, hold)
+    _ = hold.link(to: entry)
   }
 
   /// What settles `promise`, the first member of this context (see ``init(after:)``), with the

@@ -251,8 +251,12 @@ public func when<T: Sendable>(_ promise: Promise<T>, while cancelPromise: Promis
 /// rejects (and pulls no more).
 ///
 /// Each pulled promise is linked to the result's chain: cancelling the result cancels the ones in
-/// flight, and no new one is pulled afterwards. The iterator is only ever called by one thread at
-/// a time, never under a lock.
+/// flight, and no new one is pulled afterwards. The result is rejected by the cancel before
+/// `cancel` returns, unless a promise in flight follows an `ensure`/`ensureThen` clean-up: then
+/// once every such promise settled (after its clean-up finished), as for the other combinators.
+/// The iterator is only ever called by one thread at a time, never under a lock; a cancel made
+/// while it runs (from another thread, or from the iterator itself) rejects the result once it
+/// returned.
 ///
 /// - Parameters:
 ///   - promiseIterator: makes the work lazily (for example `urls.lazy.map { download($0) }.makeIterator()`).
@@ -263,20 +267,37 @@ public func when<It: IteratorProtocol, T: Sendable>(
   fulfilled promiseIterator: It, concurrently: Int
 ) -> CancellablePromise<[T]> where It.Element == CancellablePromise<T> {
   guard concurrently > 0 else { return CancellablePromise(error: PMKError.badInput) }
-  let result = CancellablePromise<[T]>.pending().promise
-  // The result's promise and chain, not the member, which would keep its context, and so the
-  // pulled promises, alive (see `ChainState`): the pulled promises' callbacks hold the puller.
-  let promise = result.promise
-  let chain = result.cancelContext.chain
-  Puller.start(
-    promiseIterator, limit: concurrently, isStopped: { !promise.isPending || chain.cancelStarted },
+  let context = CancelContext(resultOfInputsToCome: ())
+  let result = CancellablePromise<[T]>(stageOf: context)
+  guard let entry = context.entry, let hold = context.hold else { preconditionFailure("a gated context") }
+  // The result's promise and storages, not the member or the context, which would keep the pulled
+  // promises alive (see `ChainState`): the pulled promises' callbacks hold the puller.
+  let (promise, source, settler) = (result.promise, context.source, MemberSettler(result))
+  let inputs = ChainState(source: entry)
+  // An outcome that comes before any cancel settles the result, and later cancels reach its stages
+  // at once (linked first, so that a cancel made meanwhile is claimed by the settle); once a
+  // cancel was attempted, only the cancel rejects it (see `stop`).
+  let settle: @Sendable (Swift.Result<[T], Error>) -> Void = { outcome in
+    guard !entry.isCancelled else { return }
+    _ = source.link(to: hold)
+    settler.settle(outcome)
+  }
+  let mailbox = Puller.start(
+    promiseIterator, limit: concurrently, isStopped: { !promise.isPending || entry.isCancelled },
     wait: { next, deliver in
-      chain.append(next.cancelContext)
+      inputs.append(next.cancelContext)
       next.promise.pipe { outcome in
-        if case .failure(let error) = outcome { promise.settle(.failure(error)) }  // at once
+        if case .failure(let error) = outcome { settle(.failure(error)) }  // at once
         deliver(outcome)
       }
     },
-    finish: { outcomes in promise.settle(Swift.Result { try outcomes.map { try $0.get() } }) })
+    finish: { outcomes in settle(Swift.Result { try outcomes.map { try $0.get() } }) },
+    stop: Puller.Stop(
+      // The inputs that follow a clean-up: a cancel reaches the result's stages after theirs.
+      awaits: { $0.cancelContext.entry != nil && $0.promise.isPending },
+      stopped: { if entry.isCancelled { _ = source.link(to: hold) } }))
+  // A cancel makes the puller check whether it still waits for an input (it may wait for none).
+  let check = entry.register(.onCancel { mailbox.send(nil) })
+  if check.isActive { promise.pipe { _ in check.unregister() } }
   return result
 }
