@@ -81,8 +81,9 @@ struct DeepChainTests {
   }
 
   /// Levels of the clean-up shapes below, each several stages and contexts deep (a recursion per
-  /// level would overflow the small stack long before).
-  static let levels = depth / 10
+  /// level would overflow the small stack long before): `depth` in CI's full-size release run,
+  /// a tenth of it in the everyday debug run.
+  static let levels = Stress.fullSize ? depth : depth / 10
 
   /// `levels` levels of `when(fulfilled:concurrently:)` each pulling the stage after a clean-up
   /// of the level before.
@@ -106,7 +107,7 @@ struct DeepChainTests {
   }
 
   @Test(arguments: [false, true])
-  func tenThousandLevelsOfCleanupsBehindPulledOrReturnedChainsCancelAndComplete(returned: Bool) async {
+  func deepLevelsOfCleanupsBehindPulledOrReturnedChainsCancelAndComplete(returned: Bool) async {
     let observed = Recorder<Int>()
     await onSmallStack(256 << 10) {
       let build = returned ? Self.returnedWithCleanups : Self.pulledAfterCleanups
