@@ -8,9 +8,10 @@
 #     every product: it builds, and its executable runs a line of Tokens, Promises, Futures,
 #     Adapters and CancelCore and checks each outcome.
 #  3. The same client depending on the checkout by path (`.package(path:)`).
-#  4. A client that uses only `Tokens`, without traits: prints which packages SwiftPM resolved
-#     (docs/integrations.md quotes it) and fails if an integration's package (NIO, AsyncHTTPClient,
-#     ServiceLifecycle, OpenCombine) is among them.
+#  4. A client that uses only `Tokens`, without traits: builds and runs a line, prints which
+#     packages SwiftPM resolved (docs/integrations.md quotes it) and fails if an integration's
+#     package (NIO, AsyncHTTPClient, ServiceLifecycle, OpenCombine, ServiceContext's tracing) is
+#     among them.
 #
 # Usage, from the repository root: scripts/check-install.sh   (CI runs it; a few minutes, most of
 # it building the package twice). Work folder: .build-install/ (ignored by git).
@@ -62,7 +63,7 @@ echo "==> by path"
 make_client "$work/by-path" ".package(path: \"$work/swift-cancellation\")"
 (cd "$work/by-path" && swift build -q && swift run -q Client)
 
-echo "==> a Tokens-only client without traits: what SwiftPM resolves"
+echo "==> a Tokens-only client without traits: what SwiftPM resolves, and that it builds and runs"
 mkdir -p "$work/tokens-only/Sources/Client"
 cat > "$work/tokens-only/Package.swift" <<SWIFT
 // swift-tools-version: 6.1
@@ -75,11 +76,13 @@ let package = Package(
 )
 SWIFT
 echo 'import Tokens
-print(CancellationRequest().token.isCancellationRequested)' > "$work/tokens-only/Sources/Client/main.swift"
-(cd "$work/tokens-only" && swift package resolve >/dev/null)
+let request = CancellationRequest()
+request.cancel()
+print("Tokens-only client: token cancelled =", request.token.isCancelled)' > "$work/tokens-only/Sources/Client/main.swift"
+(cd "$work/tokens-only" && swift build -q && swift run -q Client)
 resolved=$(grep '"identity"' "$work/tokens-only/Package.resolved" | sed 's/.*: "\(.*\)".*/\1/' | sort | tr '\n' ' ')
 echo "resolved: $resolved"
-for integration in swift-nio async-http-client swift-service-lifecycle opencombine; do
+for integration in swift-nio async-http-client swift-service-lifecycle opencombine swift-distributed-tracing swift-service-context; do
   case " $resolved " in *" $integration "*) echo "error: $integration resolved without its trait" >&2; exit 1 ;; esac
 done
 echo "install check passed"
