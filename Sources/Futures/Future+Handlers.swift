@@ -11,7 +11,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the continuation.
   /// - Returns: a future completed by `block`.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onComplete<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Completion<S>
   ) -> Future<S> {
@@ -24,7 +24,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the observer; a thrown error fails the returned future.
   /// - Returns: a future that succeeds once `block` returned.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onComplete(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Void
   ) -> Future<Void> {
@@ -46,7 +46,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of `block`'s value.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
@@ -62,7 +62,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of the result of `block`'s future.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> Future<S>
   ) -> Future<S> {
@@ -75,7 +75,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the transform; a thrown error fails the returned future.
   /// - Returns: a future of the transformed value.
-  @inlinable
+  @inlinable @_disfavoredOverload
   public final func map<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
@@ -88,7 +88,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onFail(
     _ executor: Executor = .primary, block: @escaping @Sendable (any Error) -> Void
   ) -> Future<T> {
@@ -107,7 +107,7 @@ extension Future {
   ///   - executor: where `block` runs; ``Executor/primary`` by default.
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onCancel(
     _ executor: Executor = .primary, block: @escaping @Sendable () -> Void
   ) -> Future<T> {

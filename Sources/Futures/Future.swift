@@ -33,7 +33,10 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   // Inlinable so that the value is boxed by code specialized for `T` (see
   // `Promise.completeWithSuccess`).
   /// A future that has already succeeded with `value`.
-  @inlinable
+  ///
+  /// Disfavored, so that a trailing closure (`Future { 5 }`) is the block of ``init(block:)``,
+  /// not a value of a function type.
+  @inlinable @_disfavoredOverload
   public init(success value: T) {
     super.init(settled: .success(value))
   }
@@ -60,8 +63,18 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   ///   - executor: where `block` runs; ``Executor/immediate`` (the default) runs it now, on this
   ///     thread, before the initializer returns.
   ///   - block: the work.
+  ///
+  /// In a `@MainActor` class, ``init(block:)`` and ``init(_:block:)-(BlockExecutor,_)`` take a
+  /// block that uses the class's state (see ``BlockExecutor``); they are chosen without an
+  /// executor and with `.main`, `.primary` or `.current`.
+  @_disfavoredOverload
   public convenience init(_ executor: Executor = .immediate, block: @escaping @Sendable () throws -> T) {
     self.init(pending: ())
+    complete(on: executor, block)
+  }
+
+  /// Runs `block` on `executor` and completes this pending future with its value or error.
+  final func complete(on executor: Executor, _ block: @escaping @Sendable () throws -> T) {
     executor.resolvedForRegistration.execute { [self] in
       do {
         settle(.success(try block()), detachUpstream: false)

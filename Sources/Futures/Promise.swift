@@ -106,6 +106,7 @@ public final class Promise<T: Sendable>: Sendable {
   /// - Parameters:
   ///   - executor: where `handler` runs; ``Executor/primary`` by default.
   ///   - handler: the producer's answer, given the request's options.
+  @_disfavoredOverload
   public func onRequestCancel(
     _ executor: Executor = .primary,
     handler: @escaping @Sendable (CancellationOptions) -> CancelRequestResponse<T>
