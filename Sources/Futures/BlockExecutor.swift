@@ -1,9 +1,9 @@
 /// The executor of a block that takes on its caller's isolation: ``primary`` (the default),
 /// ``main`` or ``current``.
 ///
-/// The APIs that take it (``Future/onSuccess(_:block:)-(BlockExecutor,_)``, `onComplete`,
-/// `onFail`, `onCancel`, `map`, ``Future/init(block:)``, ``Future/init(_:block:)-(BlockExecutor,_)``
-/// and ``Promise/onRequestCancel(_:handler:)-(BlockExecutor,_)``) accept a block written in a
+/// The APIs that take it (`onComplete`, `onSuccess`, `map`, `onFail`, `onCancel` of ``Future``,
+/// ``Future/init(block:)``, ``Future/init(_:block:)-(BlockExecutor,_)`` and
+/// ``Promise/onRequestCancel(_:handler:)-(BlockExecutor,_)``) accept a block written in a
 /// `@MainActor` class as it is written there, in the Swift 6 language mode:
 ///
 /// ```swift

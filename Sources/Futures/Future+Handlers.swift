@@ -1,3 +1,7 @@
+// Every method here has a form whose block takes on the caller's isolation (Future+Isolation.swift,
+// taking a `BlockExecutor`); that form is chosen without an executor and with `.main`, `.primary`
+// or `.current`, so these are disfavored.
+
 extension Future {
   /// Runs `block` with the result once this future completes, and returns a future of the
   /// block's completion.
@@ -8,7 +12,8 @@ extension Future {
   /// the future the block handed over (see the "Cancellation trees" article).
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the continuation.
   /// - Returns: a future completed by `block`.
   @inlinable @discardableResult @_disfavoredOverload
@@ -21,7 +26,8 @@ extension Future {
   /// Runs `block` with the result once this future completes.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the observer; a thrown error fails the returned future.
   /// - Returns: a future that succeeds once `block` returned.
   @inlinable @discardableResult @_disfavoredOverload
@@ -43,7 +49,8 @@ extension Future {
   /// `block`.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of `block`'s value.
   @inlinable @discardableResult @_disfavoredOverload
@@ -59,7 +66,8 @@ extension Future {
   /// A cancel request on the returned future reaches the future `block` returned once it exists.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of the result of `block`'s future.
   @inlinable @discardableResult @_disfavoredOverload
@@ -72,7 +80,8 @@ extension Future {
   /// Transforms the value: the same as ``onSuccess(_:block:)-(_,(T)->S)``.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the transform; a thrown error fails the returned future.
   /// - Returns: a future of the transformed value.
   @inlinable @_disfavoredOverload
@@ -85,7 +94,8 @@ extension Future {
   /// Runs `block` with the error if this future fails.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
   @inlinable @discardableResult @_disfavoredOverload
@@ -104,7 +114,8 @@ extension Future {
   /// Runs `block` if this future is cancelled.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
   @inlinable @discardableResult @_disfavoredOverload

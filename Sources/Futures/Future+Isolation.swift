@@ -13,7 +13,7 @@ extension Future {
   /// Runs `block` with the result once this future completes, and returns a future of the
   /// block's completion; `block` takes on the caller's isolation (see ``BlockExecutor``).
   ///
-  /// Otherwise as ``onComplete(_:block:)-(Executor,_)``.
+  /// Otherwise as ``onComplete(_:block:)-(_,(FutureResult<T>)->Completion<S>)``.
   ///
   /// - Parameters:
   ///   - executor: ``BlockExecutor/main``, ``BlockExecutor/current``, or ``BlockExecutor/primary``
@@ -105,8 +105,8 @@ extension Future {
     return onSuccess(runner, block: IsolatedCall.synchronous(block))
   }
 
-  /// Transforms the value: the same as ``onSuccess(_:block:)-(BlockExecutor,_)``; `block` takes
-  /// on the caller's isolation (see ``BlockExecutor``).
+  /// Transforms the value: the same as `onSuccess` with a ``BlockExecutor``; `block` takes on the
+  /// caller's isolation.
   ///
   /// - Parameters:
   ///   - executor: ``BlockExecutor/main``, ``BlockExecutor/current``, or ``BlockExecutor/primary``
