@@ -104,8 +104,9 @@ let package = Package(
         .product(name: "Atomics", package: "swift-atomics"),
       ] + integrationProducts + integrationTestProducts),
     .testTarget(name: "ExamplesTests", dependencies: ["ExampleScenarios"]),
-    // A `@MainActor` view model written as an app writes one (see docs/migrating-from-promisekit-6-8.md).
-    .testTarget(name: "MainActorTests", dependencies: ["Promises", "TestSupport"]),
+    // `@MainActor` view models written as an app writes one, with Promises and with Futures (see
+    // docs/migrating-from-promisekit-6-8.md and docs/migrating-from-futurekit.md).
+    .testTarget(name: "MainActorTests", dependencies: ["Promises", "Futures", "TestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,7 +4,7 @@ import Foundation
 /// Where a block of a future runs.
 ///
 /// Every API that takes an executor honours it, including
-/// ``Promise/onRequestCancel(_:handler:)``.
+/// ``Promise/onRequestCancel(_:handler:)-(Executor,_)``.
 ///
 /// ``primary`` and ``current`` are resolved when the block is registered (they name the context
 /// of the code that registers it); the other cases are resolved when the block is about to run

@@ -1,3 +1,7 @@
+// Every method here has a form whose block takes on the caller's isolation (Future+Isolation.swift,
+// taking a `BlockExecutor`); that form is chosen without an executor and with `.main`, `.primary`
+// or `.current`, so these are disfavored.
+
 extension Future {
   /// Runs `block` with the result once this future completes, and returns a future of the
   /// block's completion.
@@ -8,10 +12,11 @@ extension Future {
   /// the future the block handed over (see the "Cancellation trees" article).
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the continuation.
   /// - Returns: a future completed by `block`.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onComplete<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Completion<S>
   ) -> Future<S> {
@@ -21,10 +26,11 @@ extension Future {
   /// Runs `block` with the result once this future completes.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the observer; a thrown error fails the returned future.
   /// - Returns: a future that succeeds once `block` returned.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onComplete(
     _ executor: Executor = .primary, block: @escaping @Sendable (FutureResult<T>) throws -> Void
   ) -> Future<Void> {
@@ -43,10 +49,11 @@ extension Future {
   /// `block`.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of `block`'s value.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
@@ -59,10 +66,11 @@ extension Future {
   /// A cancel request on the returned future reaches the future `block` returned once it exists.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the continuation; a thrown error fails the returned future.
   /// - Returns: a future of the result of `block`'s future.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onSuccess<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> Future<S>
   ) -> Future<S> {
@@ -72,10 +80,11 @@ extension Future {
   /// Transforms the value: the same as ``onSuccess(_:block:)-(_,(T)->S)``.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the transform; a thrown error fails the returned future.
   /// - Returns: a future of the transformed value.
-  @inlinable
+  @inlinable @_disfavoredOverload
   public final func map<S: Sendable>(
     _ executor: Executor = .primary, block: @escaping @Sendable (T) throws -> S
   ) -> Future<S> {
@@ -85,10 +94,11 @@ extension Future {
   /// Runs `block` with the error if this future fails.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onFail(
     _ executor: Executor = .primary, block: @escaping @Sendable (any Error) -> Void
   ) -> Future<T> {
@@ -104,10 +114,11 @@ extension Future {
   /// Runs `block` if this future is cancelled.
   ///
   /// - Parameters:
-  ///   - executor: where `block` runs; ``Executor/primary`` by default.
+  ///   - executor: where `block` runs. Without it, and with `.main`, `.primary` or `.current`, the
+  ///     form taking a ``BlockExecutor`` is chosen (it runs a block not isolated to an actor alike).
   ///   - block: the observer.
   /// - Returns: a future that completes with this future's result after the stage ran on `executor`.
-  @inlinable @discardableResult
+  @inlinable @discardableResult @_disfavoredOverload
   public final func onCancel(
     _ executor: Executor = .primary, block: @escaping @Sendable () -> Void
   ) -> Future<T> {

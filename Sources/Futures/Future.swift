@@ -1,10 +1,11 @@
 /// A value that arrives later: it completes exactly once, with ``FutureResult/success(_:)``,
 /// ``FutureResult/fail(_:)`` or ``FutureResult/cancelled``.
 ///
-/// A future is produced by a ``Promise``, by a block (``init(_:block:)``), by a timer
+/// A future is produced by a ``Promise``, by a block (``init(block:)``), by a timer
 /// (``init(afterDelay:success:)``), or derived from another future with
-/// ``onComplete(_:block:)->Future<S>``, ``onSuccess(_:block:)-(_,(T)->S)``, ``map(_:block:)`` and
-/// their relatives. Consumers ask for cancellation with ``getCancelToken()``; the request travels
+/// ``onComplete(_:block:)-(_,(FutureResult<T>)->Completion<S>)``,
+/// ``onSuccess(_:block:)-(_,(T)->S)``, ``map(_:block:)-(_,(T)->S)`` and their relatives (each
+/// also in a form whose block takes on the caller's isolation: see ``BlockExecutor``). Consumers ask for cancellation with ``getCancelToken()``; the request travels
 /// to whichever stage is running (see the "Cancellation trees" article).
 ///
 /// Every member is safe from any thread. Blocks never run while a lock of the package is held, so
@@ -33,7 +34,10 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   // Inlinable so that the value is boxed by code specialized for `T` (see
   // `Promise.completeWithSuccess`).
   /// A future that has already succeeded with `value`.
-  @inlinable
+  ///
+  /// Disfavored, so that a trailing closure (`Future { 5 }`) is the block of ``init(block:)``,
+  /// not a value of a function type.
+  @inlinable @_disfavoredOverload
   public init(success value: T) {
     super.init(settled: .success(value))
   }
@@ -56,12 +60,22 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
 
   /// A future whose value `block` computes on `executor`: a thrown error fails it.
   ///
+  /// Without an executor, or with `.main`, `.primary` or `.current`, ``init(block:)`` and
+  /// ``init(_:block:)-(BlockExecutor,_)`` are chosen instead: their block takes on the caller's
+  /// isolation (see ``BlockExecutor``) and one that is not isolated to an actor runs as here.
+  ///
   /// - Parameters:
   ///   - executor: where `block` runs; ``Executor/immediate`` (the default) runs it now, on this
   ///     thread, before the initializer returns.
   ///   - block: the work.
+  @_disfavoredOverload
   public convenience init(_ executor: Executor = .immediate, block: @escaping @Sendable () throws -> T) {
     self.init(pending: ())
+    complete(on: executor, block)
+  }
+
+  /// Runs `block` on `executor` and completes this pending future with its value or error.
+  final func complete(on executor: Executor, _ block: @escaping @Sendable () throws -> T) {
     executor.resolvedForRegistration.execute { [self] in
       do {
         settle(.success(try block()), detachUpstream: false)

@@ -57,7 +57,7 @@ public enum Completion<T: Sendable>: Sendable {
   }
 }
 
-/// A producer's answer to a cancel request (see ``Promise/onRequestCancel(_:handler:)``).
+/// A producer's answer to a cancel request (see ``Promise/onRequestCancel(_:handler:)-(Executor,_)``).
 public enum CancelRequestResponse<T: Sendable>: Sendable {
   /// Keep going: the producer will complete the future later (for example with
   /// ``Promise/completeWithCancel()`` once its work has stopped).

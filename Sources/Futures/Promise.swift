@@ -103,9 +103,14 @@ public final class Promise<T: Sendable>: Sendable {
   /// - Requests after the future completed change nothing, and handlers are released once it
   ///   completes.
   ///
+  /// Without an executor, or with `.main`, `.primary` or `.current`,
+  /// ``onRequestCancel(_:handler:)-(BlockExecutor,_)`` is chosen instead: its handler takes on the
+  /// caller's isolation (see ``BlockExecutor``).
+  ///
   /// - Parameters:
   ///   - executor: where `handler` runs; ``Executor/primary`` by default.
   ///   - handler: the producer's answer, given the request's options.
+  @_disfavoredOverload
   public func onRequestCancel(
     _ executor: Executor = .primary,
     handler: @escaping @Sendable (CancellationOptions) -> CancelRequestResponse<T>

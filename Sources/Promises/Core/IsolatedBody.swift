@@ -57,33 +57,30 @@ enum IsolatedBody {
     return actor === MainActor.shared ? .some(.main) : .none
   }
 
-  // Swift calls a synchronous `@isolated(any)` function only with `await`, even where its
-  // isolation already holds (SE-0431), and has no conversion to a synchronous function type. Such
-  // a function value is an ordinary function value whose context starts with the isolation (the
-  // `isolation` property reads it there), and calling it is the ordinary call: these casts make
-  // that call possible, for the callers above, which call it only where its isolation holds. The
-  // main-actor tests (Tests/MainActorTests) run bodies of every isolation through them.
+  // Swift calls a synchronous `@isolated(any)` function only with `await`; the callers above call
+  // it only where its isolation holds, through the core's casts (`IsolatedCall`, which says why
+  // they are sound).
 
-  /// `body` as the synchronous function it is (see above).
+  /// `body` as the synchronous function it is (see `IsolatedCall`).
   @inlinable
   static func synchronous<Input, Output>(
     _ body: @escaping @Sendable @isolated(any) (Input) throws -> Output
   ) -> @Sendable (Input) throws -> Output {
-    unsafeBitCast(body, to: (@Sendable (Input) throws -> Output).self)
+    IsolatedCall.synchronous(body)
   }
 
-  /// `body` as the synchronous function it is (see above).
+  /// `body` as the synchronous function it is (see `IsolatedCall`).
   @inlinable
   static func synchronous<Input, Output>(
     _ body: @escaping @Sendable @isolated(any) (Input) -> Output
   ) -> @Sendable (Input) -> Output {
-    unsafeBitCast(body, to: (@Sendable (Input) -> Output).self)
+    IsolatedCall.synchronous(body)
   }
 
-  /// `body` as the synchronous function it is (see above).
+  /// `body` as the synchronous function it is (see `IsolatedCall`).
   @inlinable
   static func synchronous<Output>(_ body: @escaping @Sendable @isolated(any) () -> Output) -> @Sendable () -> Output {
-    unsafeBitCast(body, to: (@Sendable () -> Output).self)
+    IsolatedCall.synchronous(body)
   }
 
   /// Runs `work` in a task and returns a promise of what it returns or throws.
