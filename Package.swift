@@ -77,6 +77,9 @@ let package = Package(
     // The workloads whose instruction and malloc counts CI checks against Benchmarks/Thresholds/
     // (scripts/check-instruction-counts.sh); not a product.
     .executableTarget(name: "InstructionCounts", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
+    // Top-level code waiting for promises on the main thread, run by MainThreadWaitTests as a
+    // child process (the test process has no free main thread); not a product.
+    .executableTarget(name: "MainThreadWait", dependencies: ["Promises"]),
 
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(

@@ -90,27 +90,19 @@ struct AfterTimerTask: CancellableTask {
   }
 }
 
-/// Waits for `promise` and returns its value or throws its error.
-///
-/// On the main thread it runs the main run loop (which also drains the main queue, where handlers
-/// run by default) until the promise resolves; on any other thread it blocks like
-/// ``Promise/wait()``. Inside a handler, it first runs the handlers this thread queued (see
-/// ``Promise/wait()``). For command-line tools and scripts.
+/// Waits for `promise` and returns its value or throws its error, as ``Promise/wait()`` does
+/// (without its ``LogEvent/waitOnMainThread`` report): on the main thread it runs the main run loop (draining the main queue,
+/// where handlers run by default) until the promise resolves, and elsewhere blocks. Inside a
+/// handler, it first runs the handlers this thread queued (see ``Promise/wait()``). For
+/// command-line tools and scripts.
 ///
 /// - Parameter promise: the promise to wait for.
 /// - Returns: its value.
+/// - Throws: the promise's error.
 public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
-  if Thread.isMainThread {
-    // Inside a handler, what this thread queued (also by handlers the run loop ran meanwhile)
-    // runs here: see `Promise.wait()`.
-    SettleDelivery.runQueuedDeliveries()
-    while promise.isPending {
-      _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
-      SettleDelivery.runQueuedDeliveries()
-    }
-    return try promise.result!.get()
-  }
-  return try promise.wait()
+  // Not `wait()` itself: `hang` does not report `LogEvent.waitOnMainThread`.
+  if promise.isPending { BlockingWait.wait { done in promise.pipe { _ in done() } } }
+  return try promise.result!.get()
 }
 
 /// Waits for `guarantee` and returns its value. See ``hang(_:)-(Promise<T>)``.
@@ -118,15 +110,6 @@ public func hang<T: Sendable>(_ promise: Promise<T>) throws -> T {
 /// - Parameter guarantee: the guarantee to wait for.
 /// - Returns: its value.
 public func hang<T: Sendable>(_ guarantee: Guarantee<T>) -> T {
-  if Thread.isMainThread {
-    // Inside a handler, what this thread queued (also by handlers the run loop ran meanwhile)
-    // runs here: see `Promise.wait()`.
-    SettleDelivery.runQueuedDeliveries()
-    while guarantee.value == nil {
-      _ = RunLoop.main.run(mode: .default, before: Date(timeIntervalSinceNow: 0.01))
-      SettleDelivery.runQueuedDeliveries()
-    }
-    return guarantee.value!
-  }
-  return guarantee.wait()
+  if guarantee.value == nil { BlockingWait.wait { done in guarantee.pipe { (_: T) in done() } } }
+  return guarantee.value!
 }

@@ -294,9 +294,15 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// error.
   ///
   /// Handlers run on their own queues, so `wait()` never deadlocks as long as it is not called on
-  /// the queue that must resolve this promise (for example on the main thread when the promise is
-  /// resolved by a handler on the main queue). It is meant for command-line tools and tests; in
+  /// the queue that must resolve this promise. It is meant for command-line tools and tests; in
   /// an app prefer chaining.
+  ///
+  /// On the main thread it runs the main run loop while it waits instead of blocking, which runs
+  /// the main queue's blocks (on Linux too): a chain whose handlers run on the main queue (the
+  /// default queues, or bodies isolated to the main actor, as every body written in a program's
+  /// top-level code is) settles meanwhile. Inside a block the main queue is running (an async
+  /// `main`, a main-actor task), the main queue cannot run another block until that one returns:
+  /// such a chain still waits for ever there.
   ///
   /// Called inside a handler (`on: nil`, or any callback this package is running), it first runs
   /// the deliveries this thread queued while the handler ran, so waiting for a stage that the
