@@ -67,6 +67,21 @@ struct IsolationTests {
     #expect(cancellable == 10)
   }
 
+  /// A body isolated to another actor runs in a task on that actor; a cancel of its chain made
+  /// after the task was made but before the body started there stops it (the check runs on the
+  /// actor, right before the body): no body starts after `cancel` returned (independent review of
+  /// issue 27). The actor is busy in `startThenCancel` until the cancel returned, so the task
+  /// cannot have started the body before.
+  @Test func aBodyOnAnotherActorDoesNotStartAfterTheCancelReturned() async throws {
+    let stopper = Stopper()
+    let started = await stopper.startThenCancel()
+    await #expect(throws: PMKError.self) { try await started.async() }
+    #expect(await stopper.ran == 0)
+    // Without a cancel, the same body runs on the actor.
+    #expect(try await stopper.startWithoutCancel().async() == 2)
+    #expect(await stopper.ran == 1)
+  }
+
   @Test func theOtherStagesOnAnotherActor() async throws {
     let counter = Counter()
     // ensure, ensureThen and recover run on the actor, in order.
@@ -170,5 +185,38 @@ actor Counter {
       self.total += value
       return self.total
     }
+  }
+}
+
+/// `body`, which takes on its caller's isolation as the chaining methods' bodies do.
+func isolatedBody(
+  @_inheritActorContext _ body: @escaping @Sendable @isolated(any) (Int) throws -> Int
+) -> @Sendable @isolated(any) (Int) throws -> Int {
+  body
+}
+
+/// An actor that cancels a chain whose body is isolated to it while it is still busy itself.
+actor Stopper {
+  var ran = 0
+
+  /// The promise of the task that runs (or skips) the body: made, and the chain cancelled, while
+  /// this actor is busy here, so the body cannot have started before the cancel.
+  func startThenCancel() -> Promise<Int> {
+    let context = CancelContext()
+    let body = isolatedBody { value in
+      self.ran += 1
+      return value + 1
+    }
+    let started = IsolatedBody.promise(body, 1, unlessCancelled: context.chain)
+    context.cancel()
+    return started
+  }
+
+  func startWithoutCancel() -> Promise<Int> {
+    let body = isolatedBody { value in
+      self.ran += 1
+      return value + 1
+    }
+    return IsolatedBody.promise(body, 1, unlessCancelled: CancelContext().chain)
   }
 }

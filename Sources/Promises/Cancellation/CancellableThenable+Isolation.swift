@@ -21,7 +21,8 @@ extension CancellableThenable {
     @_inheritActorContext _ body: @escaping @Sendable @isolated(any) (T) throws -> V
   ) -> CancellablePromise<V.T> {
     guard let queue = IsolatedBody.queue(for: body.isolation, on: on) else {
-      return then(on: nil) { value in IsolatedBody.promise { try await body(value) } }.then(on: nil) { $0 }
+      let chain = cancelContext.chain
+      return then(on: nil) { value in IsolatedBody.promise(body, value, unlessCancelled: chain) }.then(on: nil) { $0 }
     }
     return then(on: queue, flags: flags, IsolatedBody.synchronous(body))
   }
@@ -40,7 +41,8 @@ extension CancellableThenable {
     @_inheritActorContext _ body: @escaping @Sendable @isolated(any) (T) throws -> V
   ) -> CancellablePromise<V.T> {
     guard let queue = IsolatedBody.queue(for: body.isolation, on: on) else {
-      return then(on: nil) { value in IsolatedBody.promise { try await body(value) } }.then(on: nil) { $0 }
+      let chain = cancelContext.chain
+      return then(on: nil) { value in IsolatedBody.promise(body, value, unlessCancelled: chain) }.then(on: nil) { $0 }
     }
     return then(on: queue, flags: flags, IsolatedBody.synchronous(body))
   }
@@ -58,7 +60,8 @@ extension CancellableThenable {
     @_inheritActorContext _ transform: @escaping @Sendable @isolated(any) (T) throws -> U
   ) -> CancellablePromise<U> {
     guard let queue = IsolatedBody.queue(for: transform.isolation, on: on) else {
-      return then(on: nil) { value in IsolatedBody.promise { try await transform(value) } }
+      let chain = cancelContext.chain
+      return then(on: nil) { value in IsolatedBody.promise(transform, value, unlessCancelled: chain) }
     }
     return map(on: queue, flags: flags, IsolatedBody.synchronous(transform))
   }
@@ -77,8 +80,9 @@ extension CancellableThenable {
     @_inheritActorContext _ transform: @escaping @Sendable @isolated(any) (T) throws -> U?
   ) -> CancellablePromise<U> {
     guard let queue = IsolatedBody.queue(for: transform.isolation, on: on) else {
+      let chain = cancelContext.chain
       return then(on: nil) { value in
-        IsolatedBody.promise { try await transform(value) }.map(on: nil) { (transformed: U?) in
+        IsolatedBody.promise(transform, value, unlessCancelled: chain).map(on: nil) { (transformed: U?) in
           guard let transformed else { throw PMKError.compactMap(value, U.self) }
           return transformed
         }
@@ -116,7 +120,8 @@ extension CancellableThenable {
     @_inheritActorContext _ body: @escaping @Sendable @isolated(any) (T) throws -> Void
   ) -> CancellablePromise<T> {
     guard let queue = IsolatedBody.queue(for: body.isolation, on: on) else {
-      return then(on: nil) { value in IsolatedBody.promise { try await body(value) }.map(on: nil) { value } }
+      let chain = cancelContext.chain
+      return then(on: nil) { value in IsolatedBody.promise(body, value, unlessCancelled: chain).map(on: nil) { value } }
     }
     return get(on: queue, flags: flags, IsolatedBody.synchronous(body))
   }
@@ -139,7 +144,7 @@ extension CancellableThenable {
       let next = MemberSettler(member)  // not the member: see `ChainState`
       promise.pipe { result in
         guard !context.cancelStarted else { return next.settle(result) }
-        IsolatedBody.guarantee { await body(Result(result)) }.pipe { (_: Void) in next.settle(result) }
+        IsolatedBody.promise(body, Result(result), unlessCancelled: context).pipe { _ in next.settle(result) }
       }
       return member
     }

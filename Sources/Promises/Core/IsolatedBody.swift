@@ -97,6 +97,33 @@ enum IsolatedBody {
     return promise
   }
 
+  /// Runs `body` with `input` on the actor it is isolated to, in a task, unless a cancel of
+  /// `chain` has started by the time it would start there (the check runs on that actor, right
+  /// before the body): a body of a cancellable chain does not start after `cancel` returned.
+  /// Returns a promise of what it returns or throws (the cancel error when it did not start).
+  @usableFromInline
+  static func promise<Input: Sendable, Output: Sendable>(
+    _ body: @escaping @Sendable @isolated(any) (Input) throws -> Output, _ input: Input,
+    unlessCancelled chain: ChainState
+  ) -> Promise<Output> {
+    guard let actor = body.isolation else { preconditionFailure("only for a body isolated to an actor") }
+    let call = IsolatedCall.synchronous(body)
+    return promise {
+      try await run(on: actor) {
+        if chain.cancelStarted, let reason = chain.cancelReason { throw reason }
+        return try call(input)  // on `actor`, where the body's isolation holds
+      }
+    }
+  }
+
+  /// Runs `work` on `actor`.
+  @usableFromInline
+  static func run<Output: Sendable>(
+    on actor: isolated any Actor, _ work: @Sendable () throws -> Output
+  ) throws -> Output {
+    try work()
+  }
+
   /// Runs `work` in a task and returns a guarantee of what it returns.
   @usableFromInline
   static func guarantee<Output: Sendable>(_ work: @escaping @Sendable () async -> Output) -> Guarantee<Output> {
