@@ -59,4 +59,44 @@ struct NonSendableHandleTests {
     source.cancel()
     #expect(stopped.values == ["connection", "process"])
   }
+  /// A view model as docs/semantics.md shows it: a handler on the main queue assumes the main
+  /// actor to touch the model's state; one that needs another actor starts a task.
+  @MainActor final class ViewModel {
+    var status = ""
+    let connection = Connection()
+
+    func watch(_ token: CancellationToken, then done: @escaping @Sendable () -> Void) {
+      token.onCancel(on: .main) {
+        MainActor.assumeIsolated { self.status = "cancelled" }
+        done()
+      }
+      token.onCancel { [connection] in Task { await connection.close() } }
+    }
+  }
+
+  actor Connection {
+    var closed = false
+    var onClose: (@Sendable () -> Void)?
+    func close() {
+      closed = true
+      onClose?()
+    }
+    func whenClosed(_ body: @escaping @Sendable () -> Void) {
+      if closed { body() } else { onClose = body }
+    }
+  }
+
+  @Test @MainActor func aMainActorModelsHandlersReachItsStateAndAnotherActor() async {
+    let model = ViewModel()
+    let request = CancellationRequest()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+      model.watch(request.token) { done.resume() }
+      request.cancel()
+    }
+    #expect(model.status == "cancelled")
+    await withCheckedContinuation { (closed: CheckedContinuation<Void, Never>) in
+      Task { await model.connection.whenClosed { closed.resume() } }
+    }
+    #expect(await model.connection.closed)
+  }
 }
