@@ -40,4 +40,13 @@ struct ErrorClassificationTests {
     #expect(error.isCancelled)
     #expect(error.description.contains("0.25"))
   }
+  @Test(arguments: [
+    (Duration.milliseconds(50), "50 ms"), (.nanoseconds(49_969_027), "50 ms"), (.microseconds(100), "0.1 ms"),
+    (.zero, "0 ms"), (.seconds(2.5), "2.5 s"), (.seconds(5), "5 s"), (.milliseconds(1_234_567), "1234.567 s"),
+  ])
+  func aTimeoutErrorNamesItsTimeoutForPeople(timeout: Duration, text: String) {
+    let error = TimeoutError(timeout: timeout)
+    #expect(error.description == "TimeoutError(timed out after \(text))")
+    #expect((error as any Error).localizedDescription == error.description)
+  }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The reason a source carries when its deadline, not a caller, cancelled it.
 ///
 /// A timeout is a kind of cancellation: ``isCancelled`` is `true`, so
@@ -19,6 +21,27 @@ public struct TimeoutError: CancellableError, Hashable, CustomStringConvertible 
   /// Always `true`: a deadline's cancellation is a cancellation.
   public var isCancelled: Bool { true }
 
-  /// A short description naming the timeout.
-  public var description: String { "TimeoutError(timed out after \(timeout))" }
+  /// A short description naming the timeout, in milliseconds below a second (one decimal at most)
+  /// and in seconds from there (three decimals at most): "TimeoutError(timed out after 50 ms)".
+  public var description: String { "TimeoutError(timed out after \(Self.format(timeout)))" }
+
+  /// `duration` for people: "50 ms", "0.1 ms", "2.5 s".
+  static func format(_ duration: Duration) -> String {
+    let (seconds, attoseconds) = duration.components
+    let total = Double(seconds) + Double(attoseconds) / 1e18
+    func trimmed(_ value: Double, decimals: Int) -> String {
+      let scale = Double(Int(pow(10, Double(decimals))))
+      let rounded = (value * scale).rounded() / scale
+      return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
+    }
+    guard total.isFinite, abs(total) < 9e15 else { return "\(duration)" }
+    if abs(total) < 1 { return trimmed(total * 1000, decimals: 1) + " ms" }
+    return trimmed(total, decimals: 3) + " s"
+  }
+}
+
+extension TimeoutError: LocalizedError {
+  /// The ``description``, so that `localizedDescription` names the timeout on every platform
+  /// (Foundation's generic text otherwise).
+  public var errorDescription: String? { description }
 }
