@@ -38,8 +38,9 @@ struct ErrorClassificationTests {
     let error = TimeoutError(timeout: .milliseconds(250))
     #expect(error.timeout == .milliseconds(250))
     #expect(error.isCancelled)
-    #expect(error.description.contains("0.25"))
+    #expect(error.description.contains("250 ms"))
   }
+
   @Test(arguments: [
     (Duration.milliseconds(50), "50 ms"), (.nanoseconds(49_969_027), "50 ms"), (.microseconds(100), "0.1 ms"),
     (.zero, "0 ms"), (.seconds(2.5), "2.5 s"), (.seconds(5), "5 s"), (.milliseconds(1_234_567), "1234.567 s"),
