@@ -7,7 +7,7 @@
 /// property reads it there), and calling it is the ordinary call: these casts make that call
 /// possible. A caller calls the result only where the body's isolation holds: a body isolated to
 /// no actor anywhere, one isolated to the main actor on the main queue (the main actor's
-/// executor). The main-actor tests (Tests/MainActorTests) run bodies of every isolation through
+/// executor), one isolated to another actor on that actor (Promises' `IsolatedBody.run(on:_:)`). The main-actor tests (Tests/MainActorTests) run bodies of every isolation through
 /// both facades.
 @usableFromInline
 package enum IsolatedCall {

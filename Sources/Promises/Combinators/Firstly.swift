@@ -91,10 +91,10 @@ struct AfterTimerTask: CancellableTask {
 }
 
 /// Waits for `promise` and returns its value or throws its error, as ``Promise/wait()`` does
-/// (without its ``LogEvent/waitOnMainThread`` report): on the main thread it runs the main run loop (draining the main queue,
-/// where handlers run by default) until the promise resolves, and elsewhere blocks. Inside a
-/// handler, it first runs the handlers this thread queued (see ``Promise/wait()``). For
-/// command-line tools and scripts.
+/// (without its ``LogEvent/waitOnMainThread`` report): on the main thread it runs the main run
+/// loop (draining the main queue, where handlers run by default) until the promise resolves, and
+/// elsewhere blocks. Inside a handler, it first runs the handlers this thread queued (see
+/// ``Promise/wait()``). For command-line tools and scripts.
 ///
 /// - Parameter promise: the promise to wait for.
 /// - Returns: its value.
