@@ -29,14 +29,14 @@ public struct TimeoutError: CancellableError, Hashable, CustomStringConvertible 
   static func format(_ duration: Duration) -> String {
     let (seconds, attoseconds) = duration.components
     let total = Double(seconds) + Double(attoseconds) / 1e18
-    func trimmed(_ value: Double, decimals: Int) -> String {
-      let scale = Double(Int(pow(10, Double(decimals))))
+    /// `value` rounded to a multiple of `1 / scale`, without a trailing ".0".
+    func trimmed(_ value: Double, scale: Double) -> String {
       let rounded = (value * scale).rounded() / scale
       return rounded == rounded.rounded() ? String(Int64(rounded)) : String(rounded)
     }
     guard total.isFinite, abs(total) < 9e15 else { return "\(duration)" }
-    if abs(total) < 1 { return trimmed(total * 1000, decimals: 1) + " ms" }
-    return trimmed(total, decimals: 3) + " s"
+    if abs(total) < 1 { return trimmed(total * 1000, scale: 10) + " ms" }
+    return trimmed(total, scale: 1000) + " s"
   }
 }
 
