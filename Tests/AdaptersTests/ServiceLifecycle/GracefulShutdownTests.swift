@@ -24,7 +24,9 @@
 
     // Lifecycle holds its own lock while it runs shutdown handlers, and reading
     // `Task.isShuttingDownGracefully` takes that lock: a token handler run there would deadlock.
-    @Test(.timeLimit(.minutes(1)))
+    // The limit turns that deadlock into a failure that names the test; it is far beyond any run
+    // (the whole suite's tasks share two cores, and every test of a busy run reads ~5 minutes).
+    @Test(.timeLimit(.minutes(20)))
     func aTokenHandlerReadingLifecycleStateRunsOutsideLifecyclesLock() async throws {
       await testGracefulShutdown { trigger in
         let seen = OutcomeBox<Bool>()
