@@ -29,6 +29,9 @@ let package = Package(
     .trait(name: "OpenCombine", description: "AnyCancellable and publisher bridges (OpenCombine)."),
     .trait(
       name: "ServiceContext", description: "Deadlines across services in ServiceContext (swift-distributed-tracing)."),
+    .trait(
+      name: "GRPC",
+      description: "gRPC calls under a token and server handlers with the caller's deadline (grpc-swift 2)."),
     .default(enabledTraits: []),
   ],
   dependencies: [
@@ -48,6 +51,9 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+    // Only for gRPC's tests and example: a real HTTP/2 transport on 127.0.0.1.
+    .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
   ],
   targets: [
     .target(name: "CancelCore", dependencies: [.product(name: "Atomics", package: "swift-atomics")]),
@@ -125,6 +131,7 @@ var integrationProducts: [Target.Dependency] {
     .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
     .product(
       name: "Instrumentation", package: "swift-distributed-tracing", condition: .when(traits: ["ServiceContext"])),
+    .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
   ]
 }
 
@@ -136,6 +143,7 @@ var integrationTestProducts: [Target.Dependency] {
     .product(
       name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
       condition: .when(traits: ["ServiceLifecycle"])),
+    .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
   ]
 }
 
@@ -147,5 +155,6 @@ var integrationExampleProducts: [Target.Dependency] {
     .product(
       name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
       condition: .when(traits: ["ServiceLifecycle"])),
+    .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
   ]
 }

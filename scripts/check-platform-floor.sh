@@ -38,6 +38,7 @@ deny=(
   'import[[:space:]]+Observation|Observation|the Observation module needs macOS 14 / iOS 17'
   '\bwithObservationTracking\b|Observation|the Observation module needs macOS 14 / iOS 17'
   'AsyncSequence<|AsyncSequence<Element, Failure>|AsyncSequence with primary associated types needs macOS 15 / iOS 18'
+  'import[[:space:]]+GRPC|GRPCCore|grpc-swift 2 declares its API for macOS 15 / iOS 18; only files whose gRPC declarations carry the same @available may import it'
   'AsyncIteratorProtocol<|AsyncIteratorProtocol<Element, Failure>|AsyncIteratorProtocol with primary associated types needs macOS 15 / iOS 18'
 )
 
