@@ -82,7 +82,8 @@ let package = Package(
 
     // The workloads whose instruction and malloc counts CI checks against Benchmarks/Thresholds/
     // (scripts/check-instruction-counts.sh); not a product.
-    .executableTarget(name: "InstructionCounts", dependencies: ["CancelCore", "Tokens", "Promises", "Futures"]),
+    .executableTarget(
+      name: "InstructionCounts", dependencies: ["CancelCore", "Tokens", "Promises", "Futures", "Adapters"]),
     // Top-level code waiting for promises on the main thread, run by MainThreadWaitTests as a
     // child process (the test process has no free main thread); not a product.
     .executableTarget(name: "MainThreadWait", dependencies: ["Promises"]),

@@ -9,6 +9,7 @@
 // Every workload uses `on: nil` and `.immediate` (no queue, no thread hop), so each run executes
 // the same instructions; a second thread is kept alive throughout, so that the C library takes
 // the paths it takes in a real (multithreaded) program.
+import Adapters
 import CancelCore
 import Futures
 import Promises
@@ -236,6 +237,22 @@ let workloads: [Workload] = [
     for _ in 0..<count { tail = tail.map(.immediate) { $0 &+ 1 } }
     tail.getCancelToken().cancel()
     blackHole(tail.result)
+  },
+  // MARK: Adapters: the current token's cost to an adapter given no token, outside any scope
+  // (issue 30: within 5 % of the same call given one)
+  Workload(
+    name: "adapters-start-no-token-no-scope",
+    operation: "`CancellableWork.start` reporting at once, no token, outside any scope"
+  ) { count in
+    let immediate = CancellableWork<Int> { _, completion in completion(.success(1)) }
+    for _ in 0..<count { immediate.start { blackHole($0) } }
+  },
+  Workload(
+    name: "adapters-start-explicit-signal",
+    operation: "`CancellableWork.start(signal: .never)` reporting at once"
+  ) { count in
+    let immediate = CancellableWork<Int> { _, completion in completion(.success(1)) }
+    for _ in 0..<count { immediate.start(signal: .never) { blackHole($0) } }
   },
   // The complexity of re-entrant requests: each request takes one step, so a chain of n costs n
   // operations; a request that walked the rest of the chain again (before issue 26) would make the

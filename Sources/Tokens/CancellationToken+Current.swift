@@ -4,6 +4,12 @@
 /// `withCancellationToken(_:operation:)`, both of which combine with what was already bound.
 enum CurrentToken {
   @TaskLocal static var bound: CancellationToken?
+
+  /// Raised before the first scope of the process is bound: until then ``CancellationToken/current``
+  /// is `nil` without the task-local lookup, so adapters given no token in a program that never
+  /// binds a scope pay one atomic load, not the lookup (scripts/check-instruction-counts.sh has the
+  /// pair).
+  static let everBound = StickyFlag()
 }
 
 extension CancellationToken {
@@ -12,7 +18,8 @@ extension CancellationToken {
   /// A scope is bound by the Adapters module's `withCancellationToken(_:operation:)` (async code)
   /// or by ``withCurrent(_:operation:)`` (synchronous code). The value is a task-local: child
   /// tasks (`async let`, task groups) and unstructured `Task { }`s started inside the scope
-  /// inherit it; `Task.detached` does not. Reading it is one task-local lookup.
+  /// inherit it; `Task.detached` does not. Reading it is one atomic load until the process binds its
+  /// first scope, and one task-local lookup from then on.
   ///
   /// Inside nested scopes it is cancelled as soon as any enclosing scope's token is, with that
   /// token's reason (the outer one's if both already were when the inner scope began), and its
@@ -25,7 +32,7 @@ extension CancellationToken {
   /// requests, the NIO bridges; and the callback forms that take a `token:`) use it when no token
   /// is given. Promises and futures never join it silently: call `joiningCurrentToken()` on a
   /// `CancellablePromise` or a `Future` for that.
-  public static var current: CancellationToken? { CurrentToken.bound }
+  public static var current: CancellationToken? { CurrentToken.everBound.isRaised ? CurrentToken.bound : nil }
 
   /// Runs synchronous `operation` with `token` bound as ``current``, combined with the token of
   /// any enclosing scope.
@@ -50,6 +57,7 @@ extension CancellationToken {
   /// - Returns: what `operation` returns.
   /// - Throws: what `operation` throws.
   public static func withCurrent<T>(_ token: CancellationToken, operation: () throws -> T) rethrows -> T {
+    CurrentToken.everBound.raise()
     let scope = Scope(token, enclosing: CurrentToken.bound)
     defer { scope.end() }
     return try CurrentToken.$bound.withValue(scope.token, operation: operation)
@@ -70,6 +78,7 @@ extension CancellationToken {
     isolation: isolated (any Actor)? = #isolation,
     operation: (CancellationToken) async throws -> T
   ) async rethrows -> T {
+    CurrentToken.everBound.raise()
     let scope = Scope(token, enclosing: CurrentToken.bound)
     defer { scope.end() }
     return try await CurrentToken.$bound.withValue(
