@@ -55,7 +55,7 @@
             hadToken: token != nil, timeLeft: token?.deadline.map { ContinuousClock.now.duration(to: $0) },
             cancelledAtStart: token?.isCancelled ?? false)))
       do {
-        try await Task.sleep(for: .seconds(3_600))
+        try await suspendUntilCancelled()
       } catch {
         ended.deliver(.success(token?.reason))
         throw error
