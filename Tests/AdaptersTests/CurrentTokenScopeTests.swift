@@ -164,7 +164,7 @@ struct CurrentTokenScopeTests {
   /// Nothing cancels a task here: only the current token can stop the transfer.
   // Without the current token this would wait for work that is never stopped: bounded, generously
   // (under ThreadSanitizer on a busy machine the whole suite's tasks share two cores).
-  @Test(.timeLimit(.minutes(10))) func aURLSessionTransferStartedUnderASynchronousScopeIsStoppedByIt() async throws {
+  @Test(.timeLimit(.minutes(20))) func aURLSessionTransferStartedUnderASynchronousScopeIsStoppedByIt() async throws {
     let server = try LocalHTTPServer()
     let request = CancellationRequest()
     let url = server.baseURL.appendingPathComponent("slow")
@@ -184,7 +184,7 @@ struct CurrentTokenScopeTests {
 
   // Without the current token this would wait for work that is never stopped: bounded, generously
   // (under ThreadSanitizer on a busy machine the whole suite's tasks share two cores).
-  @Test(.timeLimit(.minutes(10))) func theTokenFormsWithoutATokenUseTheCurrentOne() async throws {
+  @Test(.timeLimit(.minutes(20))) func theTokenFormsWithoutATokenUseTheCurrentOne() async throws {
     let request = CancellationRequest()
     request.cancel(reason: Outer())
     let session = URLSession.shared
