@@ -59,6 +59,48 @@ struct CombinatorTests {
     #expect(other.value == 2)
   }
 
+  // Found by the independent review of issue 26: a shared first input ended the combined future
+  // and cut its other inputs off from the request.
+  @Test func aRequestOnCombineFuturesReachesTheInputsAfterASharedOne() {
+    let shared = RecordingProducer<Int>()
+    let own = RecordingProducer<Int>(answer: .complete(.cancelled))
+    let other = shared.future.map(.immediate) { $0 }
+    let pair = combineFutures(shared.future, own.future)
+    pair.getCancelToken().cancel()
+    #expect(shared.requests.values.isEmpty)
+    #expect(own.requests.values == [[]])
+    #expect(own.future.result?.isCancelled == true)
+    #expect(pair.result?.isCancelled == true)
+    shared.promise.completeWithSuccess(2)
+    #expect(other.value == 2)
+  }
+
+  @Test func aRequestOnCombineFuturesOfAFutureAndItsOwnStageReachesTheProducer() {
+    let producer = RecordingProducer<Int>(answer: .complete(.cancelled))
+    let stage = producer.future.map(.immediate) { $0 }
+    let pair = combineFutures(producer.future, stage)
+    pair.getCancelToken().cancel()
+    // Nothing else waits on the producer once the combined future is gone from it: the stage's
+    // request, arriving second, reaches it.
+    #expect(producer.requests.values == [[]])
+    #expect(stage.result?.isCancelled == true)
+    #expect(pair.result?.isCancelled == true)
+  }
+
+  @Test func aRequestOnAStageOfCombineFuturesReachesTheInputsAfterASharedOne() {
+    let shared = RecordingProducer<Int>()
+    let first = RecordingProducer<Int>(answer: .complete(.cancelled))
+    let last = RecordingProducer<Int>(answer: .complete(.cancelled))
+    let other = shared.future.map(.immediate) { $0 }
+    let tail = combineFutures(shared.future, first.future, last.future).map(.immediate) { $0.1 }
+    tail.getCancelToken().cancel()
+    #expect(first.requests.values == [[]] && last.requests.values == [[]])
+    #expect(shared.requests.values.isEmpty)
+    #expect(tail.result?.isCancelled == true)
+    shared.promise.completeWithSuccess(2)
+    #expect(other.value == 2)
+  }
+
   @Test func batchReportsValuesResultsAndTheFirstFailure() {
     let inputs = (0..<4).map { _ in Futures.Promise<Int>() }
     let batch = FutureBatchOf(inputs.map(\.future))

@@ -65,7 +65,10 @@ extension _FutureCore {
     case .stale:
       return consumer.staleRequest(from: ObjectIdentifier(self), key: key, options: options)
     case .detachConsumer:
-      consumer.settle(.cancelled, detachUpstream: true)
+      // This future already dropped the consumer's callback. The consumer's other upstream
+      // futures (a combinator's other inputs) keep theirs: the same request is on its way to
+      // them, and each decides by the tree rule there (and drops the callback when it arrives).
+      consumer.settle(.cancelled, detachUpstream: false)
       return nil
     case .process(let step, _):
       processed = true
