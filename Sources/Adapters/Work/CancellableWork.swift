@@ -37,6 +37,11 @@ public struct CancellableWork<Value: Sendable>: Sendable {
   /// once if `signal` is already cancelled. The adapters of this module are written this way; use
   /// this initializer to make your own work runnable by every facade.
   ///
+  /// An engine that calls `completion` more than once breaks that contract, and the ways of running
+  /// it then differ: `promise()` and `future()` keep the first outcome, `start` passes every call
+  /// on to its `completion`, and `run()` stops the program (Swift's checked continuation reports
+  /// "tried to resume its continuation more than once").
+  ///
   /// - Parameter engine: starts the work on a signal and reports its end once.
   public init(_ engine: @escaping @Sendable (_ signal: CancelSignal, _ completion: @escaping Completion) -> Void) {
     self.engine = engine
