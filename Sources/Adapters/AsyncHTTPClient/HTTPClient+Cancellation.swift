@@ -22,21 +22,32 @@
     /// connection — unless the token's own timer cancelled it first, in which case the outcome is
     /// the token's `TimeoutError`.
     ///
+    /// A request with a deadline tells the server how long it has: it carries the time left when
+    /// it is sent in a `request-timeout` header (``RemainingTime``, gRPC's `grpc-timeout` format),
+    /// unless it already has that header or `sendsRemainingTime` is `false`. Run under a scope
+    /// without a token (`run()`, `start { … }`), the deadline is the current token's.
+    ///
     /// - Parameters:
     ///   - request: the request.
     ///   - deadline: an absolute deadline for the whole request; `nil` to use the token's.
+    ///   - sendsRemainingTime: whether a request with a deadline carries the time left in a
+    ///     `request-timeout` header; `true` by default.
     /// - Returns: the request, not started.
     public func work(
-      for request: HTTPClient.Request, deadline: ContinuousClock.Instant? = nil
+      for request: HTTPClient.Request, deadline: ContinuousClock.Instant? = nil, sendsRemainingTime: Bool = true
     ) -> CancellableWork<HTTPClient.Response> {
       CancellableWork { signal, completion in
         if let reason = signal.reason {
           completion(.failure(reason))
           return
         }
-        let requestDeadline = (deadline ?? signal.deadline).map(NIODeadline.init(continuous:))
-        let task = self.execute(
-          request: request, delegate: ResponseAccumulator(request: request), deadline: requestDeadline)
+        let effectiveDeadline = deadline ?? signal.deadline
+        var sent = request
+        if sendsRemainingTime, let effectiveDeadline, !request.headers.contains(name: RemainingTime.headerName) {
+          sent.headers.add(name: RemainingTime.headerName, value: RemainingTime(until: effectiveDeadline).headerValue)
+        }
+        let requestDeadline = effectiveDeadline.map(NIODeadline.init(continuous:))
+        let task = self.execute(request: sent, delegate: ResponseAccumulator(request: sent), deadline: requestDeadline)
         // Runs on the cancelling thread: `fail(reason:)` only marks the task and starts closing.
         let registration = signal.onCancel { reason in task.fail(reason: reason) }
         task.futureResult.whenComplete { result in
@@ -50,12 +61,20 @@
       }
     }
 
-    /// A `GET` of `url` that every facade can start. See ``work(for:deadline:)``; a malformed URL
-    /// fails every start with AsyncHTTPClient's error (not a cancellation).
-    public func work(get url: String, deadline: ContinuousClock.Instant? = nil) -> CancellableWork<HTTPClient.Response>
-    {
+    /// A `GET` of `url` that every facade can start. See ``work(for:deadline:sendsRemainingTime:)``;
+    /// a malformed URL fails every start with AsyncHTTPClient's error (not a cancellation).
+    ///
+    /// - Parameters:
+    ///   - url: the URL.
+    ///   - deadline: an absolute deadline for the whole request; `nil` to use the token's.
+    ///   - sendsRemainingTime: whether a request with a deadline carries the time left in a
+    ///     `request-timeout` header; `true` by default.
+    /// - Returns: the request, not started.
+    public func work(
+      get url: String, deadline: ContinuousClock.Instant? = nil, sendsRemainingTime: Bool = true
+    ) -> CancellableWork<HTTPClient.Response> {
       do {
-        return work(for: try HTTPClient.Request(url: url), deadline: deadline)
+        return work(for: try HTTPClient.Request(url: url), deadline: deadline, sendsRemainingTime: sendsRemainingTime)
       } catch {
         return CancellableWork { _, completion in completion(.failure(error)) }
       }

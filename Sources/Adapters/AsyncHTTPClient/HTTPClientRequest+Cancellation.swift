@@ -39,6 +39,8 @@
     /// - Parameters:
     ///   - request: the request.
     ///   - token: stops the request and its body when cancelled; its reason is what they throw.
+    ///     The current token (`CancellationToken.current`, read when the call is made) by default,
+    ///     so a request made under a scope is stopped by it and carries its deadline.
     ///   - deadline: an absolute deadline for the request until its response head; `nil` to use
     ///     the token's.
     ///   - sendsRemainingTime: whether a request with a deadline carries the time left in a
@@ -48,7 +50,8 @@
     ///   `HTTPClientError.deadlineExceeded` when the deadline passed first, or AsyncHTTPClient's
     ///   own error.
     public func execute(
-      _ request: HTTPClientRequest, token: CancellationToken, deadline: ContinuousClock.Instant? = nil,
+      _ request: HTTPClientRequest, token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
+      deadline: ContinuousClock.Instant? = nil,
       sendsRemainingTime: Bool = true
     ) async throws -> HTTPClientResponse {
       try await execute(request, signal: token.signal, deadline: deadline, sendsRemainingTime: sendsRemainingTime)

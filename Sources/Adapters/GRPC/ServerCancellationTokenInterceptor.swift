@@ -39,6 +39,11 @@
   /// zero is a deadline that passed on arrival: the handler starts with a token already
   /// cancelled with a `TimeoutError`.
   ///
+  /// grpc-swift 2.4.3 reads the header itself before any interceptor runs, and a *negative* value
+  /// (`-5S`) stops the server process there (a precondition in its own parser): no interceptor
+  /// can ignore it. Servers reachable by untrusted clients should strip or check `grpc-timeout`
+  /// in front of gRPC (a proxy) until grpc-swift rejects such values.
+  ///
   /// When the handler (or the producer) throws after the token was cancelled, the error the
   /// client sees is an `RPCError` for the token's reason: `.deadlineExceeded` for a
   /// `TimeoutError`, `.cancelled` for any other reason; an `RPCError` thrown by the handler is

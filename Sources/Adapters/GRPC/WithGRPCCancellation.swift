@@ -25,7 +25,8 @@
   /// Without a `token`, the current token (`CancellationToken.current`, read when the call is
   /// made) is used, so calls made inside `withCancellationToken(_:operation:)`, or inside a server
   /// handler behind ``ServerCancellationTokenInterceptor``, are cancelled and deadlined with their
-  /// scope without passing anything. Outside any scope `call` runs as it is, with `options`.
+  /// scope without passing anything. Outside any scope, or with `token: .none`
+  /// (`CancellationToken.none`), `call` runs as it is, with `options`.
   ///
   /// `call` runs in a child task that the token's cancellation cancels, which cancels the RPC (gRPC
   /// resets its stream). The call then throws the token's reason: `CancellationError()` by
@@ -43,7 +44,7 @@
   /// cancel the token.
   ///
   /// - Parameters:
-  ///   - token: cancels the call and bounds its timeout; the current token if `nil`.
+  ///   - token: cancels the call and bounds its timeout; the current token by default.
   ///   - options: the call's options; their `timeout` is kept when shorter than the token's time
   ///     left.
   ///   - isolation: the actor the call runs on; the caller's, by default.
@@ -53,12 +54,11 @@
   ///   `call` throws (gRPC's `RPCError` for a failed RPC).
   @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
   public func withGRPCCancellation<T>(
-    token: CancellationToken? = nil,
+    token: CancellationToken = CancellationToken.current ?? CancellationToken.none,
     options: CallOptions = .defaults,
     isolation: isolated (any Actor)? = #isolation,
     _ call: (CallOptions) async throws -> T
   ) async throws -> T {
-    guard let token = token ?? CancellationToken.current else { return try await call(options) }
     if let reason = token.reason { throw reason }
     var bounded = options
     if let deadline = token.deadline {

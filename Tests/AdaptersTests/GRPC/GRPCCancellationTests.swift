@@ -68,6 +68,24 @@
       }
     }
 
+    @Test func theNoneTokenMakesTheCallAsItIsUnderAScope() async throws {
+      guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) else { return }
+      let service = ProbeService()
+      try await withProbeServer(service) { client, _ in
+        let scope = CancellationRequest(timeout: .seconds(600))
+        let reply = try await withCancellationToken(scope.token) {
+          // `.none` is `CancellationToken.none`, not "no token given".
+          try await withGRPCCancellation(token: .none) {
+            #expect($0.timeout == nil)
+            return try await client.probe(ProbeService.forward, options: $0)
+          }
+        }
+        #expect(reply == "no next hop")
+        #expect(try await service.started.wait().get().timeLeft == nil)
+        withExtendedLifetime(scope) {}
+      }
+    }
+
     @Test func aShorterTimeoutOfTheOptionsIsKept() async throws {
       guard #available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *) else { return }
       let service = ProbeService()
