@@ -7,7 +7,7 @@
   /// cancelling the token cancels it.
   ///
   /// `call` receives `options` with its `timeout` set to the time left until the token's
-  /// ``CancellationToken/deadline`` (the earliest of its own and its linked parents'), unless
+  /// `deadline` (the earliest of its own and its linked parents'), unless
   /// `options` already has a shorter one. gRPC sends that timeout to the server in the
   /// `grpc-timeout` header, so a server of this package (``ServerCancellationTokenInterceptor``)
   /// hands its handler a token with the same deadline, minus the time on the wire. Pass the
