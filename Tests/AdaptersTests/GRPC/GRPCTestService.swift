@@ -46,14 +46,20 @@
       self.next = next
     }
 
-    /// Reports the current token, then waits until it is cancelled (its task then is too).
-    private func holdUntilCancelled() async throws {
+    /// Reports what the current token is like as the handler starts.
+    private func reportStart() {
       let token = CancellationToken.current
       started.deliver(
         .success(
           SeenToken(
             hadToken: token != nil, timeLeft: token?.deadline.map { ContinuousClock.now.duration(to: $0) },
             cancelledAtStart: token?.isCancelled ?? false)))
+    }
+
+    /// Reports the current token, then waits until it is cancelled (its task then is too).
+    private func holdUntilCancelled() async throws {
+      let token = CancellationToken.current
+      reportStart()
       do {
         try await suspendUntilCancelled()
       } catch {
@@ -74,12 +80,7 @@
         forMethod: Self.forward, deserializer: UTF8Deserializer(), serializer: UTF8Serializer()
       ) { _, _ in
         self.calls.increment()
-        let token = CancellationToken.current
-        self.started.deliver(
-          .success(
-            SeenToken(
-              hadToken: token != nil, timeLeft: token?.deadline.map { ContinuousClock.now.duration(to: $0) },
-              cancelledAtStart: token?.isCancelled ?? false)))
+        self.reportStart()
         let reply = try await self.next?() ?? "no next hop"
         return StreamingServerResponse(single: ServerResponse(message: reply))
       }
