@@ -39,7 +39,10 @@ public enum Stress {
 /// `check` on the calling thread. The second thread is a dedicated `Thread`, so the two really run
 /// in parallel on a two-core machine. A thread that has spun for a while without the other one
 /// arriving sleeps until it does: on a machine whose cores are busy with other work the other
-/// thread may not be running at all, and spinning (even yielding) would starve it.
+/// thread may not be running at all, and spinning would starve it. Yielding would too: Linux's
+/// scheduler hands a yielding thread's core to the busy work, not to the thread it waits for, so a
+/// wait that yields lasts as many time slices as it yields (the suite took 30 minutes instead of 4
+/// with both cores busy while it did).
 public func race<State: Sendable>(
   iterations: Int,
   setup: () -> State,
@@ -96,12 +99,12 @@ private final class Mailbox<State>: @unchecked Sendable {
   }
 
   /// Returns once `counter` reaches `target`: spinning first (so both threads start together when
-  /// both are running), then yielding, then asleep until `publish` wakes it.
+  /// both are running), then asleep until `publish` wakes it (never yielding: see ``race``).
   func waitUntil(_ counter: ManagedAtomic<Int>, reaches target: Int) {
     var spins = 0
     while counter.load(ordering: .acquiring) < target {
       spins += 1
-      if spins > 2_000 {
+      if spins > 4_000 {
         condition.lock()
         sleepers.wrappingIncrement(ordering: .sequentiallyConsistent)
         while counter.load(ordering: .sequentiallyConsistent) < target { condition.wait() }
@@ -109,7 +112,6 @@ private final class Mailbox<State>: @unchecked Sendable {
         condition.unlock()
         return
       }
-      if spins > 200 { sched_yield() }
     }
   }
 }
