@@ -39,8 +39,13 @@ struct IdentityTableTests {
       let shared = table.shared(for: key) { Shared() }.shared
       released.append(WeakBox(shared))
     }
+    // Only the table keeps the objects, so the live ones are those of the entries left: fewer than
+    // 128 of 1,000. Which turns they are depends on the allocator: a new key often gets the
+    // address of the key freed just before and so takes over its entry at once, but an entry whose
+    // address is not reused stays until the table grows to its next prune (with a loaded machine,
+    // turn 0's entry was once still there at the end, beside turn 999's, in a table of two).
     #expect(table.count < 128)
     let alive = released.enumerated().filter { $0.element.value != nil }.map(\.offset)
-    #expect(alive.allSatisfy { $0 >= released.count - 128 }, "still alive: turns \(alive), table \(table.count)")
+    #expect(alive.count <= table.count, "still alive: turns \(alive), table \(table.count)")
   }
 }
