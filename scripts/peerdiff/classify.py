@@ -21,6 +21,16 @@ RULE_ADDED = "a: a stage added after a cancel is rejected with the cancel error 
 RULE_COMB = "a: race/when without autoCancel: inputs are members of the result's chain (a cancel of the chain reaches a pending input; a settled result leaves the others alone)"
 RULE_BRANCH = "a: recover starts a branch (and race/when/ensure a context of their own): a cancel of the chain before it does not reach it"
 RULE_HOLD = "a: ensure/ensureThen hold a cancel back from later stages until the clean-up finished"
+RULE_CLEANUP_CANCEL = "a: a cancel made before a rejected ensureThen clean-up chain wins: the stages after it are rejected with the cancel error, not the clean-up's (CancellableChains.md, clean-up)"
+RULE_XCANCEL = ("a: race/when: the link goes from the result to its inputs only: an input whose chain a cancel reached "
+                "(before the result was made, or a race's input rejected at once) cancels neither the result's chain nor "
+                "the other inputs (CancellableChains.md, Combinators; PK7's appendCancelContext cancels the appending chain when the appended one "
+                "had a cancel: CancelContext.swift:151)")
+RULE_REACH = ("a: race/when: a cancel of the result's chain reaches its pending inputs and their chains, even after "
+              "the result settled and a stage after it ran (CancellableChains.md, Combinators; PK7 drops the link when "
+              "a stage after the result runs its body: CancellableThenable.swift, removeItems)")
+BUG_RECOVER = ("b: a pending recover stage is not a member PK7's cancel rejects (CancellableCatchable.swift:281: a "
+               "recover's promise joins the context only if it has a cancellable): it settles as its input does")
 
 
 def slot_ids(p):
@@ -135,7 +145,8 @@ def unreached(prog, tp, to, diff_members, kinds):
     if t is None:
         return None
     sp, so = tp[1], to[1]
-    missed = [m for m in diff_members if is_cancel_state(sp[m]) and not is_cancel_state(so.get(m, ""))]
+    missed = [m for m in diff_members if is_cancel_state(sp[m]) and not is_cancel_state(so.get(m, ""))
+              and branch_kind(prog, m) != "other"]  # an independent race/when input is no stage of the chain
     if not missed:
         return None
     for r, k in enumerate(kinds):
@@ -180,6 +191,121 @@ def cancelled_diff0(cured):
 
 def has(feats, *subs):
     return any(s in f for f in feats for s in subs)
+
+
+def branch_kind(prog, m):
+    """'derived' or 'other' for a combinator input s<i>.b<j>, else None."""
+    import re
+    x = re.match(r"^s(\d+)\.b(\d+)$", m)
+    if not x:
+        return None
+    st = prog["stages"][int(x.group(1))]
+    k, v = next(iter(st.items()))
+    if k not in ("when", "race"):
+        return None
+    return next(iter(v["branches"][int(x.group(2))]))
+
+
+def body_stages(ev):
+    """The stage numbers of the body events of a trace, as a multiset (Counter of events)."""
+    import collections
+    import re
+    pat = re.compile(r"^s(\d+)(?:\.b\d+)?\.\w+\(|^s(\d+)\.(?:ensure|ensureThen)$|^f(\d+)\.finally$")
+    return collections.Counter(e for e in ev if pat.match(e))
+
+
+def explain_members(prog, feats, tp, to):
+    """(class, reason) if every member whose final state differs is explained by a documented rule
+    (or a PromiseKit 7 bug) below, each checked on that member, else None. Bodies may differ only at
+    or after the first differing stage (they are what the differing states run), the order of bodies
+    only as nested deliveries (semantics.md 6), flags freely (they follow the states)."""
+    c = prog.get("cancel")
+    if not c:
+        return None
+    sp, so, ev_o = tp[1], to[1], to[0]
+    diff = [m for m in sp if sp[m] != so.get(m)]
+    if not diff or any(m not in so for m in diff):
+        return None
+    kinds = [next(iter(st)) for st in prog["stages"]]
+    cerr = "R(E999)" if c.get("custom") else "R(cancelled*)"
+
+    def ccl(v):  # rejected with this program's cancel error
+        return v == cerr
+
+    def idx(pred):
+        return next((i for i, e in enumerate(ev_o) if pred(e)), None)
+
+    cancel_at = idx(lambda e: e.startswith("cancel ") and "no such" not in e)
+    built_at = idx(lambda e: e == "built")
+    if cancel_at is None:
+        cancel_at = len(ev_o)
+    before_built = cancel_at < built_at
+    after = c["at"]["build"]["after"] if "build" in c["at"] else None
+    why = {}
+    # clean-ups rejected with an error of their own, whose body ran after the cancel was made
+    cleanups = []
+    for e, st in enumerate(prog["stages"]):
+        if "ensureThen" in st:
+            src = st["ensureThen"]["src"]
+            err = f"R(E{300 + e})" if "error" in src else (
+                f"R(E{500 + src['pending']['id']})" if "pending" in src and not src["pending"]["ok"] else None)
+            body = idx(lambda x, e=e: x == f"s{e}.ensureThen")
+            if err and body is not None and cancel_at < body:
+                cleanups.append((e, err))
+    # combinators whose result PK7 cancels when it is made (an input's chain was already cancelled,
+    # or a race input was rejected at once)
+    xc = []
+    for i, k in enumerate(kinds):
+        if k not in ("when", "race"):
+            continue
+        bs = prog["stages"][i][k]["branches"]
+        if (before_built and any(ccl(so.get(f"s{i}.b{j}", "")) for j in range(len(bs)))) \
+                or (k == "race" and any(b.get("other", {}).get("_0", {}).get("error") is not None for b in bs)):
+            xc.append(i)
+    t = target_index(prog)
+    for m in diff:
+        n, bk = stage_no(m), branch_kind(prog, m)
+        x, y = sp[m], so[m]
+        if ccl(y) and any(x == err and n >= e for e, err in cleanups):
+            why[m] = RULE_CLEANUP_CANCEL
+        elif ccl(y) and not is_cancel_state(x) and after is not None and before_built and n > after and bk != "other":
+            why[m] = RULE_ADDED
+        elif is_cancel_state(x) and not is_cancel_state(y) and any(
+                (n == i and bk != "derived") or n > i for i in xc):
+            why[m] = RULE_XCANCEL
+        elif ccl(y) and not is_cancel_state(x) and t is not None and any(
+                t >= i and (n < i or (n == i and bk is not None)) for i, k in enumerate(kinds) if k in ("when", "race")):
+            why[m] = RULE_REACH
+        elif ccl(y) and x.startswith("F(") and any(
+                kinds[r] == "recover" and r <= n and sp.get(f"s{r}", "").startswith("F(") and ccl(so.get(f"s{r}", ""))
+                and not any(e.startswith(f"s{r}.recover(") for e in tp[0] + ev_o) for r in range(len(kinds))):
+            why[m] = BUG_RECOVER
+    # the rest must carry on a differing state of an explained member at or before its stage
+    changed = True
+    while changed:
+        changed = False
+        for m in diff:
+            if m in why:
+                continue
+            src = [k for k in why if stage_no(k) <= stage_no(m) and sp[k] == sp[m] and so[k] == so[m]]
+            if src:
+                why[m] = why[src[0]]
+                changed = True
+    if len(why) != len(diff):
+        return None
+    first = min(stage_no(m) for m in diff)
+    bp, bo = body_stages(tp[0]), body_stages(ev_o)
+    for e in (bp - bo) + (bo - bp):
+        if stage_no(e.split(".")[0] if e[0] == "s" else "s" + e[1:].split(".")[0]) < first:
+            return None
+    rules = sorted(set(why.values()))
+    cls = "b" if any(r.startswith("b") for r in rules) else "a"
+    if len(rules) == 1:
+        return cls, rules[0]
+    short = {RULE_CLEANUP_CANCEL: "cancel before a rejected clean-up", RULE_ADDED: "stage added after a cancel",
+             RULE_XCANCEL: "race/when input does not cancel the result", RULE_REACH: "cancel of a race/when reaches its inputs",
+             BUG_RECOVER: "PK7 bug: recover stage not cancellable"}
+    return cls, f"{cls}: several of the rules above at once (" + ", ".join(short[r] for r in rules) + ")"
 
 
 def classify(prog, feats, tp, to, cured=None):
@@ -237,6 +363,9 @@ def classify(prog, feats, tp, to, cured=None):
     if has(feats, "body-only-ours:tap"):
         return "a", "a: a tap runs with the cancel rejection unless its own chain's cancel started (after a race/when over a cancelled input, or a recover that rethrew it; migration guide, PK7)"
     only_ours = ours_only_bodies(tp, to)
+    why = explain_members(prog, feats, tp, to)
+    if why:
+        return why
     why = unreached(prog, tp, to, diff_members, kinds)
     if why:
         return why[0], why
