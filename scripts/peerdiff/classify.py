@@ -3,7 +3,10 @@
 Each program is also run in a few counterfactual variants ("cures"): without the cancel, with every
 `CancellablePromise.pending()` replaced by `Promise.pending().cancellize()`, with every ensureThen
 clean-up already fulfilled, with each race replaced by a map. A cure that makes the two traces equal
-names the cause; the trace features (see peerdiff.features) decide the rest. Classes:
+names the cause; the trace features (see peerdiff.features) decide the rest. Before the last, broader
+checks, explain_members() tries to explain every member whose final state differs, one by one, by a
+rule checked on that member (and on what it carries on); a program it cannot explain whole falls
+through to them. Classes:
   a  a documented deliberate difference (docs/migrating-from-promisekit-7-and-cancellablepromisekit.md,
      docs/semantics.md), with the rule
   b  a PromiseKit 7 bug
@@ -18,9 +21,9 @@ RULE_ISCANCELLED = "a: isCancelled is true only if a cancel rejected a member (c
 RULE_CLEANUP = "a: the clean-up chain an ensureThen body returns is not linked (semantics.md 8)"
 RULE_NESTED = "a: nested deliveries are queued, not recursed: handlers a handler triggers run when it returns (semantics.md 6)"
 RULE_ADDED = "a: a stage added after a cancel is rejected with the cancel error (migration guide, Semantics to know)"
-RULE_COMB = "a: race/when without autoCancel: inputs are members of the result's chain (a cancel of the chain reaches a pending input; a settled result leaves the others alone)"
 RULE_BRANCH = "a: recover starts a branch (and race/when/ensure a context of their own): a cancel of the chain before it does not reach it"
-RULE_HOLD = "a: ensure/ensureThen hold a cancel back from later stages until the clean-up finished"
+RULE_HOLD = ("a: ensure/ensureThen hold a cancel back from later stages until the clean-up finished (so another "
+             "race input can win meanwhile; CancellableChains.md, Clean-up before the stages after it)")
 RULE_CLEANUP_CANCEL = "a: a cancel made before a rejected ensureThen clean-up chain wins: the stages after it are rejected with the cancel error, not the clean-up's (CancellableChains.md, clean-up)"
 RULE_XCANCEL = ("a: race/when: the link goes from the result to its inputs only: an input whose chain a cancel reached "
                 "(before the result was made, or a race's input rejected at once) cancels neither the result's chain nor "
@@ -29,6 +32,9 @@ RULE_XCANCEL = ("a: race/when: the link goes from the result to its inputs only:
 RULE_REACH = ("a: race/when: a cancel of the result's chain reaches its pending inputs and their chains, even after "
               "the result settled and a stage after it ran (CancellableChains.md, Combinators; PK7 drops the link when "
               "a stage after the result runs its body: CancellableThenable.swift, removeItems)")
+RULE_OWN_ERROR = ("a: a cancel with an error of one's own rejects every pending member it reaches with that error, a "
+                  "race's inputs too (CancellableChains.md, One context per chain; PK7's race first cancels its other "
+                  "inputs with PMKError.cancelled: race.swift:110)")
 BUG_RECOVER = ("b: a pending recover stage is not a member PK7's cancel rejects (CancellableCatchable.swift:281: a "
                "recover's promise joins the context only if it has a cancellable): it settles as its input does")
 
@@ -262,20 +268,94 @@ def explain_members(prog, feats, tp, to):
         if (before_built and any(ccl(so.get(f"s{i}.b{j}", "")) for j in range(len(bs)))) \
                 or (k == "race" and any(b.get("other", {}).get("_0", {}).get("error") is not None for b in bs)):
             xc.append(i)
+    # the member the cancel was made on, as a stage number (at build time `end` is the stage just added)
     t = target_index(prog)
+    if t is not None and after is not None and ("end" in c["target"] or "context" in c["target"]):
+        t = min(t, after)
+    combs = [i for i, k in enumerate(kinds) if k in ("when", "race")]
+
+    def comb_between(lo, hi):  # a race/when result (a chain of its own) in the stages lo+1 ... hi
+        return any(lo < k <= hi for k in combs)
+
+    def body_before_cancel(m):  # m's own body ran (so m settled, every body being synchronous) before the cancel
+        b = idx(lambda e: e.startswith(m + ".") and "(" in e)
+        if b is not None and b < cancel_at:
+            return True
+        # a race over an input rejected at once settled when it was made, before a cancel made later
+        n = stage_no(m)
+        return m == f"s{n}" and n >= 0 and kinds[n] == "race" and after is not None and after >= n \
+            and any(b.get("other", {}).get("_0", {}).get("error") is not None for b in prog["stages"][n]["race"]["branches"])
+
+    # clean-ups that a cancel started (their body ran inside cancel()) and that finished only later
+    held = []
+    for e, k in enumerate(kinds):
+        if k == "ensureThen" and "pending" in prog["stages"][e]["ensureThen"]["src"]:
+            b = idx(lambda x, e=e: x == f"s{e}.ensureThen")
+            ret = idx(lambda x: x == "cancel returned")
+            if b is not None and ret is not None and cancel_at < b < ret:
+                held.append(e)
+
+    def pred(m):
+        """The members whose result m (in ours) carries on: a stage's input member, a when's inputs."""
+        import re
+        x = re.match(r"^s(\d+)(\.b\d+|\.w)?$", m)
+        if not x:
+            return []
+        n, tail = int(x.group(1)), x.group(2) or ""
+        if tail == ".w" or (tail == "" and kinds[n] == "race"):
+            return [k for k in so if k.startswith(f"s{n}.b")]
+        if tail == "" and kinds[n] == "when":
+            return [f"s{n}.w"]
+        if tail.startswith(".b") and branch_kind(prog, m) == "other":
+            return []
+        k = n - 1
+        while k >= 0 and kinds[k] == "catchOn":
+            k -= 1
+        return [f"s{k}" if k >= prog["cancellizeAt"] else "c"]
+
+    def carries_on(m):
+        """False if m fulfilled in ours although the member(s) it carries on were rejected (a lost
+        rejection: no rule here explains that)."""
+        if not so[m].startswith("F("):
+            return True
+        ins = [so.get(k, "") for k in pred(m)]
+        if not ins:
+            return True
+        kind = kinds[stage_no(m)] if m.count(".") == 0 else ("map" if ".b" in m else "when")
+        if kind == "race":
+            return any(v.startswith("F(") for v in ins)
+        return kind == "recover" or not any(v.startswith("R(") for v in ins)
+
     for m in diff:
         n, bk = stage_no(m), branch_kind(prog, m)
         x, y = sp[m], so[m]
-        if ccl(y) and any(x == err and n >= e for e, err in cleanups):
+        if m.endswith(".cleanup") and is_cancel_state(x) and not is_cancel_state(y):
+            why[m] = RULE_CLEANUP
+            continue
+        if m == "p" or m.endswith(".cleanup") or (m != "c" and n < prog["cancellizeAt"]):
+            continue  # plain promises and clean-up chains are never cancelled: nothing below explains them
+        if ccl(y) and any(x == err and n >= e and not (t is not None and t < e and comb_between(t, e))
+                          for e, err in cleanups):
             why[m] = RULE_CLEANUP_CANCEL
-        elif ccl(y) and not is_cancel_state(x) and after is not None and before_built and n > after and bk != "other":
+        elif ccl(y) and not is_cancel_state(x) and after is not None and before_built and n > after \
+                and bk != "other" and t is not None and not comb_between(t, n - 1 if bk == "derived" else n) \
+                and not any(kinds[r] == "recover" and prog["stages"][r]["recover"]["all"] for r in range(after + 1, n + 1)):
             why[m] = RULE_ADDED
-        elif is_cancel_state(x) and not is_cancel_state(y) and any(
-                (n == i and bk != "derived") or n > i for i in xc):
+        elif is_cancel_state(x) and not is_cancel_state(y) and carries_on(m) and any(
+                ((n == i and bk != "derived") or n > i) and (t is None or t < i or body_before_cancel(m)) for i in xc):
             why[m] = RULE_XCANCEL
         elif ccl(y) and not is_cancel_state(x) and t is not None and any(
-                t >= i and (n < i or (n == i and bk is not None)) for i, k in enumerate(kinds) if k in ("when", "race")):
+                t >= i and (n < i or (n == i and bk is not None)) for i in combs):
             why[m] = RULE_REACH
+        elif is_cancel_state(x) and not is_cancel_state(y) and carries_on(m) and any(
+                e < i and ccl(so.get(f"s{i}.b{j}", ""))
+                and branch_kind(prog, f"s{i}.b{j}") == "derived" and (n > i or (n == i and bk != "derived"))
+                for e in held for i in combs if kinds[i] == "race"
+                for j in range(len(prog["stages"][i]["race"]["branches"]))):
+            why[m] = RULE_HOLD
+        elif c.get("custom") and ccl(y) and x == "R(cancelled*)" and bk is not None and kinds[n] == "race" \
+                and t is not None and t >= n:
+            why[m] = RULE_OWN_ERROR
         elif ccl(y) and x.startswith("F(") and any(
                 kinds[r] == "recover" and r <= n and sp.get(f"s{r}", "").startswith("F(") and ccl(so.get(f"s{r}", ""))
                 and not any(e.startswith(f"s{r}.recover(") for e in tp[0] + ev_o) for r in range(len(kinds))):
@@ -287,7 +367,12 @@ def explain_members(prog, feats, tp, to):
         for m in diff:
             if m in why:
                 continue
+            if m == "p" or m.endswith(".cleanup") or (m != "c" and stage_no(m) < prog["cancellizeAt"]):
+                continue
             src = [k for k in why if stage_no(k) <= stage_no(m) and sp[k] == sp[m] and so[k] == so[m]]
+            # or m passes on what its (explained) input member became on each side: the same error, or a value
+            src += [k for k in pred(m) if k in why and carries_on(m) and sp[k] == sp[m] and sp[m].startswith("R(") and (
+                so[k] == so[m] or (so[k].startswith("F(") and so[m].startswith("F(")))]
             if src:
                 why[m] = why[src[0]]
                 changed = True
@@ -304,7 +389,7 @@ def explain_members(prog, feats, tp, to):
         return cls, rules[0]
     short = {RULE_CLEANUP_CANCEL: "cancel before a rejected clean-up", RULE_ADDED: "stage added after a cancel",
              RULE_XCANCEL: "race/when input does not cancel the result", RULE_REACH: "cancel of a race/when reaches its inputs",
-             BUG_RECOVER: "PK7 bug: recover stage not cancellable"}
+             RULE_CLEANUP: "clean-up chain not linked", RULE_HOLD: "clean-up holds the cancel back", RULE_OWN_ERROR: "own cancel error reaches race inputs", BUG_RECOVER: "PK7 bug: recover stage not cancellable"}
     return cls, f"{cls}: several of the rules above at once (" + ", ".join(short[r] for r in rules) + ")"
 
 
@@ -357,8 +442,6 @@ def classify(prog, feats, tp, to, cured=None):
         return "a", RULE_BODY
     if has(feats, "body-only-pk7:recover") or has(feats, "c.cancelAttempted:false->true", "end.cancelAttempted:false->true"):
         return "a", RULE_RECOVER
-    if has(feats, "state:cleanup:Rc", "state:cleanup:R999"):
-        return "a", RULE_CLEANUP
     kinds = [next(iter(s)) for s in prog["stages"]]
     if has(feats, "body-only-ours:tap"):
         return "a", "a: a tap runs with the cancel rejection unless its own chain's cancel started (after a race/when over a cancelled input, or a recover that rethrew it; migration guide, PK7)"
@@ -374,8 +457,6 @@ def classify(prog, feats, tp, to, cured=None):
     tstage = tgt["stage"]["_0"] if "stage" in tgt else (-1 if "root" in tgt else None)
     if only_ours and recs and tstage is not None and all(any(tstage < r < stage_no(m) for r in recs) for m in only_ours):
         return "c", "c: a cancel of a member before a settled recover does not reach the stages after the recover"
-    if feats_states(feats) and all(".b" in m for m in diff_members) and ("race" in kinds or "when" in kinds):
-        return "a", RULE_COMB
     if c and ("ensure" in kinds or "ensureThen" in kinds) and cancelled_diff:
         return "d?", "d?: cancel with an ensure/ensureThen in the chain: " + " ".join(sorted(feats))
     return "d", ("d: cancel-caused: " if cancelled_diff else "d: ") + " ".join(sorted(feats))
