@@ -41,8 +41,7 @@ public enum Stress {
 /// arriving sleeps until it does: on a machine whose cores are busy with other work the other
 /// thread may not be running at all, and spinning would starve it. Yielding would too: Linux's
 /// scheduler hands a yielding thread's core to the busy work, not to the thread it waits for, so a
-/// wait that yields lasts as many time slices as it yields (the suite took 30 minutes instead of 4
-/// with both cores busy while it did).
+/// wait that yields lasts as many time slices as it yields.
 public func race<State: Sendable>(
   iterations: Int,
   setup: () -> State,
