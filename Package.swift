@@ -87,6 +87,10 @@ let package = Package(
     // Top-level code waiting for promises on the main thread, run by MainThreadWaitTests as a
     // child process (the test process has no free main thread); not a product.
     .executableTarget(name: "MainThreadWait", dependencies: ["Promises"]),
+    // Sets the process's one cancellation observer and checks what it receives, run by
+    // CancellationObserverTests as a child process (an observer set in the test process would
+    // watch every other test's cancels); not a product.
+    .executableTarget(name: "ObserverCheck", dependencies: ["Tokens"]),
 
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(

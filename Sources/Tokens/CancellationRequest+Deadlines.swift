@@ -9,9 +9,17 @@ extension CancellationRequest {
   ///   - scheduler: the timer source. The default, `DispatchDeadlineScheduler`, measures real time
   ///     on a global queue (it works in command-line programs that never drain the main queue);
   ///     tests pass a `ManualDeadlineScheduler` and advance it instead of sleeping.
-  public convenience init(timeout: Duration, scheduler: some DeadlineScheduler = .dispatch) {
-    self.init()
-    storage.cancel(after: timeout, scheduler: scheduler)
+  ///   - label: the request's name in cancellation records (`CancellationRecord`), if any.
+  ///   - fileID: recorded as where the deadline was set (`CancellationRecord`); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
+  public convenience init(
+    timeout: Duration, scheduler: some DeadlineScheduler = .dispatch, label: String? = nil,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    self.init(label: label)
+    storage.cancel(
+      after: timeout, scheduler: scheduler, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
   /// Cancels the request with a `TimeoutError` after `delay`, unless it ends first.
@@ -23,8 +31,15 @@ extension CancellationRequest {
   /// - Parameters:
   ///   - delay: the delay, measured by `scheduler`.
   ///   - scheduler: the timer source; `DispatchDeadlineScheduler` by default.
-  public func cancel(after delay: Duration, scheduler: some DeadlineScheduler = .dispatch) {
-    storage.cancel(after: delay, scheduler: scheduler)
+  ///   - fileID: recorded as where the deadline was set (`CancellationRecord`); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
+  public func cancel(
+    after delay: Duration, scheduler: some DeadlineScheduler = .dispatch,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    storage.cancel(
+      after: delay, scheduler: scheduler, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
   /// Creates a request that cancels itself with a `TimeoutError` when `deadline` passes.
@@ -39,9 +54,17 @@ extension CancellationRequest {
   ///   - scheduler: measures the time left from now; `DispatchDeadlineScheduler` by default.
   ///     Tests pass a `ManualDeadlineScheduler` and advance it by the time left instead of
   ///     sleeping.
-  public convenience init(deadline: ContinuousClock.Instant, scheduler: some DeadlineScheduler = .dispatch) {
-    self.init()
-    storage.cancel(at: deadline, scheduler: scheduler)
+  ///   - label: the request's name in cancellation records (`CancellationRecord`), if any.
+  ///   - fileID: recorded as where the deadline was set (`CancellationRecord`); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
+  public convenience init(
+    deadline: ContinuousClock.Instant, scheduler: some DeadlineScheduler = .dispatch, label: String? = nil,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    self.init(label: label)
+    storage.cancel(
+      at: deadline, scheduler: scheduler, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
   /// Creates a request cancelled when any of `tokens` is, or when `deadline` passes, whichever
@@ -53,24 +76,37 @@ extension CancellationRequest {
   ///   - tokens: the parents.
   ///   - deadline: this request's own deadline, on the continuous clock.
   ///   - scheduler: measures the time left from now; `DispatchDeadlineScheduler` by default.
+  ///   - label: the request's name in cancellation records (`CancellationRecord`), if any.
+  ///   - fileID: recorded as where the deadline was set (`CancellationRecord`); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
   public convenience init(
     linkedTo tokens: CancellationToken..., deadline: ContinuousClock.Instant,
-    scheduler: some DeadlineScheduler = .dispatch
+    scheduler: some DeadlineScheduler = .dispatch, label: String? = nil,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
-    self.init(linkedTo: tokens)
-    storage.cancel(at: deadline, scheduler: scheduler)
+    self.init(linkedTo: tokens, label: label)
+    storage.cancel(
+      at: deadline, scheduler: scheduler, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
   /// Cancels the request with a `TimeoutError` when `deadline` passes, unless it ends first.
   ///
-  /// Replaces any pending deadline, like ``cancel(after:scheduler:)``. Does nothing on a request
+  /// Replaces any pending deadline, like ``cancel(after:scheduler:fileID:line:function:)``. Does nothing on a request
   /// that already ended.
   ///
   /// - Parameters:
   ///   - deadline: when to cancel, on the continuous clock.
   ///   - scheduler: measures the time left from now; `DispatchDeadlineScheduler` by default.
-  public func cancel(at deadline: ContinuousClock.Instant, scheduler: some DeadlineScheduler = .dispatch) {
-    storage.cancel(at: deadline, scheduler: scheduler)
+  ///   - fileID: recorded as where the deadline was set (`CancellationRecord`); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
+  public func cancel(
+    at deadline: ContinuousClock.Instant, scheduler: some DeadlineScheduler = .dispatch,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    storage.cancel(
+      at: deadline, scheduler: scheduler, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
   /// The earliest pending deadline of this request and of the tokens it is linked to. See
@@ -83,7 +119,7 @@ extension CancellationToken {
   /// linked to (directly or through other linked requests), on the continuous clock; `nil` if
   /// none has one.
   ///
-  /// A relative timeout (``CancellationRequest/init(timeout:scheduler:)``) reads back as the
+  /// A relative timeout (``CancellationRequest/init(timeout:scheduler:label:fileID:line:function:)``) reads back as the
   /// instant it falls due. Once the token has completed, or for a linked token that completed,
   /// the deadline no longer counts. Tokens made by `map`, `&&` and `||` have no deadline of their
   /// own and report `nil`; a `flatMap`ped token reports its inner token's.

@@ -10,8 +10,8 @@
 /// ```
 ///
 /// A request ends exactly once, and the first of these wins:
-/// - **cancelled** by ``cancel()`` or ``cancel(reason:)``, by a token it is linked to
-///   (``init(linkedTo:)-(CancellationToken...)``), or by its deadline (``cancel(after:scheduler:)``);
+/// - **cancelled** by ``cancel()`` or ``cancel(reason:fileID:line:function:)``, by a token it is linked to
+///   (``init(linkedTo:label:)-(CancellationToken...,String?)``), or by its deadline (``cancel(after:scheduler:fileID:line:function:)``);
 /// - **completed without cancellation** by ``close()`` or by being deallocated. Nobody can cancel
 ///   it any more, so its token's completion handlers run with `false`, its cancel handlers are
 ///   released without running, and everything the handlers captured is freed.
@@ -29,6 +29,12 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
     storage = CancelStorage()
   }
 
+  /// Creates a request named `label` in cancellation records (`CancellationRecord`): a hop of
+  /// every path a cancel takes through it, e.g. `"GET /users"`. Stored only when given.
+  public init(label: String?) {
+    storage = CancelStorage(label: label)
+  }
+
   /// Creates a request that is also cancelled when any of `tokens` is, with that token's reason.
   ///
   /// A token that is already cancelled cancels the new request at once. A token that completes
@@ -36,19 +42,23 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
   /// Each link is removed as soon as this request ends, so a long-lived token does not collect
   /// the links of requests that are gone.
   ///
-  /// - Parameter tokens: the tokens whose cancellation this request follows (any of them).
-  public convenience init(linkedTo tokens: some Sequence<CancellationToken>) {
-    self.init()
+  /// - Parameters:
+  ///   - tokens: the tokens whose cancellation this request follows (any of them).
+  ///   - label: the request's name in cancellation records (`CancellationRecord`), if any.
+  public convenience init(linkedTo tokens: some Sequence<CancellationToken>, label: String? = nil) {
+    self.init(label: label)
     for token in tokens { _ = storage.link(to: token.signal.storage) }
   }
 
   /// Creates a request that is also cancelled when any of `tokens` is, with that token's reason.
   ///
-  /// See ``init(linkedTo:)-(Sequence<CancellationToken>)``.
+  /// See ``init(linkedTo:label:)-(Sequence<CancellationToken>,String?)``.
   ///
-  /// - Parameter tokens: the tokens whose cancellation this request follows (any of them).
-  public convenience init(linkedTo tokens: CancellationToken...) {
-    self.init(linkedTo: tokens)
+  /// - Parameters:
+  ///   - tokens: the tokens whose cancellation this request follows (any of them).
+  ///   - label: the request's name in cancellation records (`CancellationRecord`), if any.
+  public convenience init(linkedTo tokens: CancellationToken..., label: String? = nil) {
+    self.init(linkedTo: tokens, label: label)
   }
 
   deinit {
@@ -74,6 +84,17 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
   /// Does nothing if the request already ended. Otherwise the token's cancel and completion
   /// handlers run synchronously on this thread, newest first, before this method returns (called
   /// inside a handler of a cancel running on this thread: as soon as that handler returns).
+  ///
+  /// The call's file, line and function go into the token's `CancellationRecord`; leave the
+  /// defaults.
+  public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
+    _ = storage.cancelWithDefaultReason(origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// `Cancellable`'s `cancel()`, for a request seen as `any Cancellable`: as
+  /// ``cancel(fileID:line:function:)``, but the record has no origin (a protocol requirement cannot
+  /// capture its caller).
+  @_disfavoredOverload
   public func cancel() {
     _ = storage.cancelWithDefaultReason()
   }
@@ -85,16 +106,22 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
   /// handler sees ``CancellationToken/isCancelled`` `== true` and this reason. Requests linked to
   /// this one's token are cancelled with the same reason.
   ///
-  /// - Parameter reason: the error observers read from ``CancellationToken/reason`` and that
-  ///   ``CancellationToken/throwIfCancelled()`` throws. The first reason wins.
+  /// - Parameters:
+  ///   - reason: the error observers read from ``CancellationToken/reason`` and that
+  ///     ``CancellationToken/throwIfCancelled()`` throws. The first reason wins.
+  ///   - fileID: recorded as where the cancel started (`CancellationRecord`); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
   /// - Returns: `true` if this call cancelled the request; `false` if it had already been
   ///   cancelled (the first reason stays) or completed.
   @discardableResult
-  public func cancel(reason: any Error) -> Bool {
-    storage.cancel(reason: reason)
+  public func cancel(
+    reason: any Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) -> Bool {
+    storage.cancel(reason: reason, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
-  /// ``cancel(reason:)`` for `CancellableWithReason` (what ``CancellationToken/register(cancelable:on:)``
+  /// ``cancel(reason:fileID:line:function:)`` for `CancellableWithReason` (what ``CancellationToken/register(cancelable:on:)``
   /// calls, so a request registered on a token is cancelled with that token's reason).
   ///
   /// - Parameter reason: the reason (the first one wins).
@@ -113,6 +140,13 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
   public func close() -> Bool {
     storage.close()
   }
+
+  /// The record of this request's cancel (why, when, where from, along which links); `nil` until
+  /// it is cancelled, and the same value every time after. The same as its token's.
+  public var cancellationRecord: CancellationRecord? { storage.cancellationRecord }
+
+  /// The label this request was created with, if any.
+  public var label: String? { storage.label }
 }
 
 extension CancellationRequest: CustomDebugStringConvertible {

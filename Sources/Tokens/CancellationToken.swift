@@ -63,6 +63,20 @@ public struct CancellationToken: Sendable, Hashable {
   /// deadline, the linked token's reason after a linked cancellation.
   public var reason: (any Error)? { storage.reason }
 
+  /// The record of the request's cancel: why, when, where from (the `cancel` call, or where the
+  /// deadline was set), what started it and the labelled requests it went through to reach this
+  /// token. `nil` until the token is cancelled, and the same value every time after.
+  ///
+  /// ```swift
+  /// if let record = token.cancellationRecord { logger.info("\(record)") }
+  /// // cancelled by CancellationError() at 12:00:03.250 — call of "GET /users"
+  /// // (UserService.swift:42 in handle(_:)) → link → "db query"
+  /// ```
+  public var cancellationRecord: CancellationRecord? { storage.cancellationRecord }
+
+  /// The label the token's request was created with, if any.
+  public var label: String? { storage.label }
+
   /// The token's state now: active, cancelled (with the reason) or closed (completed without
   /// cancellation).
   public var phase: CancelPhase { storage.phase }
@@ -87,13 +101,14 @@ public struct CancellationToken: Sendable, Hashable {
 }
 
 extension CancellationToken: CustomDebugStringConvertible {
-  /// The token's state, for debugging: active, cancelled (with the reason) or completed.
+  /// The token's state, for debugging: active, cancelled (with its ``cancellationRecord`` in one
+  /// line) or completed.
   public var debugDescription: String { "CancellationToken(\(stateDescription))" }
 
   var stateDescription: String {
     switch phase {
     case .active: return "pending"
-    case .cancelled(let reason): return "cancelled: \(reason)"
+    case .cancelled(let reason): return cancellationRecord?.description ?? "cancelled: \(reason)"
     case .closed: return "completed, not cancelled"
     }
   }

@@ -6,7 +6,7 @@ import Dispatch
 /// requirements; everything else comes from the extension: ``onCancel(on:_:)``,
 /// ``register(cancelable:on:)``, ``throwIfCancelled()``, ``cancelled()``, ``reason`` and the
 /// bridge ``cancellationToken``, which turns any conforming token into a ``CancellationToken``
-/// usable with `&&`, `||`, ``CancellationRequest/init(linkedTo:)-(CancellationToken...)`` and
+/// usable with `&&`, `||`, ``CancellationRequest/init(linkedTo:label:)-(CancellationToken...,String?)`` and
 /// every API that takes one.
 ///
 /// The contract a conforming type must keep (``CancellationToken`` keeps it):

@@ -80,6 +80,6 @@ public func withTaskCancellationToken<T>(
   defer { request.close() }
   return try await withTaskCancellationHandler(
     operation: { try await body(request.token) },
-    onCancel: { request.cancel() },
+    onCancel: { _ = request.storage.cancelWithDefaultReason(cause: .task) },
     isolation: isolation)
 }

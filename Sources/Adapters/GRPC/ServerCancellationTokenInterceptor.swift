@@ -128,7 +128,7 @@
         // A deadline that passed on arrival: cancelled before the handler starts, not by a timer.
         request = CancellationRequest()
         received = (.zero, .now)
-        request.cancel(dueTo: TimeoutError(timeout: .zero))
+        _ = request.storage.cancel(reason: TimeoutError(timeout: .zero), cause: .deadline)
       } else if let remaining {
         request = CancellationRequest(timeout: remaining.duration, scheduler: scheduler)
         received = (remaining.duration, request.deadline ?? remaining.deadline())
@@ -150,7 +150,7 @@
           // gRPC may call this under its lock: decide the reason now, cancel on a task.
           let reason = reasonForRPCCancel(at: .now)
           let request = request
-          Task { request.cancel(dueTo: reason) }
+          Task { _ = request.storage.cancel(reason: reason, cause: .integration(.gRPC)) }
         }
       } catch let error as RPCError {
         throw error

@@ -43,16 +43,16 @@
       if Task.isShuttingDownGracefully {
         // Already shutting down: Lifecycle ran our handler at once, which only hopped; cancel
         // here (no lock held) so that `body` starts with a cancelled token.
-        source.cancel(reason: GracefulShutdownError())
+        _ = source.signal.storage.cancel(reason: GracefulShutdownError(), cause: .shutdown)
       }
       // Inside the shutdown check: when both come before `body`, the shutdown is the reason.
       return try await withTaskCancellationHandler(
         operation: { try await body(CancellationToken(source.signal)) },
-        onCancel: { source.cancel(reason: CancellationError()) },
+        onCancel: { _ = source.signal.storage.cancel(reason: CancellationError(), cause: .task) },
         isolation: isolation)
     } onGracefulShutdown: {
       // Runs under Lifecycle's lock: hop, so that the token's handlers run outside it.
-      Task { source.cancel(reason: GracefulShutdownError()) }
+      Task { _ = source.signal.storage.cancel(reason: GracefulShutdownError(), cause: .shutdown) }
     }
   }
 #endif

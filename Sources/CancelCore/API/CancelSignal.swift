@@ -34,6 +34,13 @@ public struct CancelSignal: Sendable, Hashable {
   /// The first reason the source was cancelled with, or `nil` while it is not cancelled.
   public var reason: (any Error)? { storage.reason }
 
+  /// The record of the source's cancel (why, when, where from, along which links); `nil` until it
+  /// is cancelled, and the same value every time after. See ``CancellationRecord``.
+  public var cancellationRecord: CancellationRecord? { storage.cancellationRecord }
+
+  /// The label the source was created with, if any (see ``CancelSource/init(label:)``).
+  public var label: String? { storage.label }
+
   /// Throws the cancellation reason if the source has been cancelled.
   ///
   /// The fast path (not cancelled) is one atomic load.

@@ -1,7 +1,7 @@
 /// The authority that cancels: it owns the state its ``signal`` lets others observe.
 ///
 /// A source starts *active* and ends exactly once, either **cancelled** (with a reason) by
-/// ``cancel(reason:)``, a parent, or a deadline; or **closed** by ``close()`` or by being
+/// ``cancel(reason:fileID:line:function:)``, a parent, or a deadline; or **closed** by ``close()`` or by being
 /// deallocated. The first of these wins; later ones do nothing and report `false`.
 ///
 /// Deallocating a source that is still active closes it: nobody can cancel it any more, so its
@@ -22,18 +22,27 @@ public final class CancelSource: CancellableWithReason, Sendable {
     signal = CancelSignal(storage: CancelStorage())
   }
 
+  /// Creates an active source named `label` in cancellation records (``CancellationRecord``): a
+  /// hop of every path a cancel takes through it, e.g. `"GET /users"`. The label is stored only
+  /// when given.
+  public init(label: String?) {
+    signal = CancelSignal(storage: CancelStorage(label: label))
+  }
+
   /// Creates a source that is also cancelled when any of `parents` is, with that parent's reason.
   ///
   /// A parent already cancelled cancels the new source at once. Each link is removed as soon as
   /// this source ends, so a long-lived parent does not accumulate dead children.
-  public convenience init(linkedTo parents: some Sequence<CancelSignal>) {
-    self.init()
+  ///
+  /// - Parameter label: the source's name in cancellation records, if any.
+  public convenience init(linkedTo parents: some Sequence<CancelSignal>, label: String? = nil) {
+    self.init(label: label)
     for parent in parents { link(to: parent) }
   }
 
-  /// Creates a source that is also cancelled when any of `parents` is. See ``init(linkedTo:)-(Sequence<CancelSignal>)``.
-  public convenience init(linkedTo parents: CancelSignal...) {
-    self.init(linkedTo: parents)
+  /// Creates a source that is also cancelled when any of `parents` is. See ``init(linkedTo:label:)-(Sequence<CancelSignal>,String?)``.
+  public convenience init(linkedTo parents: CancelSignal..., label: String? = nil) {
+    self.init(linkedTo: parents, label: label)
   }
 
   /// Creates a source that cancels itself with a ``TimeoutError`` after `timeout`.
@@ -42,9 +51,16 @@ public final class CancelSource: CancellableWithReason, Sendable {
   ///   - timeout: the delay, measured by `scheduler`.
   ///   - scheduler: the timer source; ``DispatchDeadlineScheduler`` by default. Tests pass a
   ///     ``ManualDeadlineScheduler`` and advance it instead of sleeping.
-  public convenience init(timeout: Duration, scheduler: some DeadlineScheduler = .dispatch) {
-    self.init()
-    cancel(after: timeout, scheduler: scheduler)
+  ///   - label: the source's name in cancellation records, if any.
+  ///   - fileID: recorded as where the deadline was set; leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
+  public convenience init(
+    timeout: Duration, scheduler: some DeadlineScheduler = .dispatch, label: String? = nil,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    self.init(label: label)
+    cancel(after: timeout, scheduler: scheduler, fileID: fileID, line: line, function: function)
   }
 
   deinit {
@@ -62,6 +78,15 @@ public final class CancelSource: CancellableWithReason, Sendable {
   /// Handlers run synchronously on this thread, newest first, before this method returns; when
   /// it is called inside a handler of a cancel running on this thread, they run as soon as that
   /// handler returns instead (see "Reentrancy" in `docs/semantics.md`).
+  ///
+  /// The call's file, line and function go into the ``CancellationRecord``; leave the defaults.
+  public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
+    _ = signal.storage.cancelWithDefaultReason(origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// ``Cancellable``'s `cancel()`, for a source seen as `any Cancellable`: as ``cancel(fileID:line:function:)``,
+  /// but the record has no origin (a protocol requirement cannot capture its caller).
+  @_disfavoredOverload
   public func cancel() {
     _ = signal.storage.cancelWithDefaultReason()
   }
@@ -72,14 +97,21 @@ public final class CancelSource: CancellableWithReason, Sendable {
   /// inside a handler of a cancel running on this thread: as soon as that handler returns);
   /// linked children are cancelled with the same reason.
   ///
+  /// - Parameters:
+  ///   - reason: the reason (the first one wins).
+  ///   - fileID: recorded as where the cancel started (``CancellationRecord``); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
   /// - Returns: `true` if this call cancelled the source; `false` if it had already been cancelled
   ///   (the first reason stays) or closed.
   @discardableResult
-  public func cancel(reason: any Error) -> Bool {
-    signal.storage.cancel(reason: reason)
+  public func cancel(
+    reason: any Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) -> Bool {
+    signal.storage.cancel(reason: reason, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
-  /// ``cancel(reason:)`` for ``CancellableWithReason``: cancels with `reason` unless the source
+  /// ``cancel(reason:fileID:line:function:)`` for ``CancellableWithReason``: cancels with `reason` unless the source
   /// already ended.
   ///
   /// - Parameter reason: the reason (the first one wins).
@@ -104,9 +136,23 @@ public final class CancelSource: CancellableWithReason, Sendable {
   /// - Parameters:
   ///   - delay: the delay, measured by `scheduler`.
   ///   - scheduler: the timer source; ``DispatchDeadlineScheduler`` by default.
-  public func cancel(after delay: Duration, scheduler: some DeadlineScheduler = .dispatch) {
-    signal.storage.cancel(after: delay, scheduler: scheduler)
+  ///   - fileID: recorded as where the deadline was set (``CancellationRecord``); leave the default.
+  ///   - line: recorded with `fileID`; leave the default.
+  ///   - function: recorded with `fileID`; leave the default.
+  public func cancel(
+    after delay: Duration, scheduler: some DeadlineScheduler = .dispatch,
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    signal.storage.cancel(
+      after: delay, scheduler: scheduler, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
+
+  /// The record of this source's cancel (why, when, where from, along which links); `nil` until it
+  /// is cancelled, and the same value every time after. See ``CancellationRecord``.
+  public var cancellationRecord: CancellationRecord? { signal.cancellationRecord }
+
+  /// The label this source was created with, if any.
+  public var label: String? { signal.label }
 
   /// Links this source to `parent`: when `parent` is cancelled, this source is cancelled with the
   /// same reason. A source may have any number of parents (it is cancelled when any one is).

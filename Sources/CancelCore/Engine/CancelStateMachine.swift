@@ -7,7 +7,8 @@ struct CancelStateMachine: Sendable {
   enum Phase: Sendable {
     /// Nobody has cancelled or closed the source: handlers wait in the table.
     case active
-    /// The source was cancelled; the value is the first reason given. Final.
+    /// The source was cancelled; the value is the first reason given (the rest of what the
+    /// cancel recorded is in `facts`). Final.
     case cancelled(any Error)
     /// The source ended without cancellation and can never be cancelled now. Final.
     case closed
@@ -27,9 +28,12 @@ struct CancelStateMachine: Sendable {
   private var handlers = RegistrationTable<CancelHandler>()
   private var members = MemberList()
   private var parents = ParentLinks.none
-  /// The pending deadline, stopped when the source ends or the deadline is replaced. A reference
-  /// (rather than the instant and timer inline) so a source without a deadline stores one word.
-  private var deadline: ArmedDeadline?
+  /// The label and the pending deadline (stopped when the source ends or the deadline is
+  /// replaced), kept by reference and only when the source has one, so a source without either
+  /// stores one word for them.
+  private var extras = SourceExtras.none
+  /// What the first cancel recorded besides its reason; unset until then.
+  private var recorded = CancelFactsFields()
   /// Whether the source's owner let go of it while members still waited or dependents pinned it
   /// (see `CancelStorage.release()`): it then closes as soon as neither is left.
   private var released = false
@@ -129,18 +133,33 @@ struct CancelStateMachine: Sendable {
     return isDrained
   }
 
+  /// Makes a source created with `label` (see ``CancelStorage/init(label:)``).
+  init(label: String) {
+    extras = .labelled(LabelledExtras(label: label))
+  }
+
+  init() {}
+
+  /// The label the source was created with, if any.
+  var label: String? { extras.label }
+
   /// The first `cancel` or `close` wins; later ones return `nil`.
-  mutating func cancel(reason: any Error) -> EndedSource? {
+  ///
+  /// `facts` are what the cancel records besides its reason; `source` is the storage this machine
+  /// belongs to, handed on with what is left to do.
+  mutating func cancel(reason: any Error, facts: CancelFactsFields, source: CancelStorage) -> EndedSource? {
     guard case .active = phase else { return nil }
     phase = .cancelled(reason)
-    return takeEverything(reason: reason)
+    recorded = facts
+    recorded.retainPrevious()
+    return takeEverything(reason: reason, source: Unmanaged.passUnretained(source))
   }
 
   /// See `cancel(reason:)`.
   mutating func close() -> EndedSource? {
     guard case .active = phase else { return nil }
     phase = .closed
-    return takeEverything(reason: nil)
+    return takeEverything(reason: nil, source: nil)
   }
 
   /// Closes a source that nothing waits on and that is linked to nothing (no handler, member,
@@ -148,7 +167,7 @@ struct CancelStateMachine: Sendable {
   /// after unlocking; `false`, changing nothing, for any other source (and once it ended).
   mutating func closeIfIdle() -> Bool {
     guard case .active = phase, handlers.isEmptyWithoutStorage, members.isEmpty, case .none = parents,
-      deadline == nil
+      extras.deadline == nil
     else { return false }
     phase = .closed
     return true
@@ -166,8 +185,7 @@ struct CancelStateMachine: Sendable {
   /// itself if the source already ended.
   mutating func replaceDeadline(_ new: ArmedDeadline) -> ArmedDeadline? {
     guard case .active = phase else { return new }
-    defer { deadline = new }
-    return deadline
+    return extras.replaceDeadline(with: new)
   }
 
   /// How many links to parents this source keeps.
@@ -177,15 +195,29 @@ struct CancelStateMachine: Sendable {
   /// nothing once the source ended.
   var deadlineAndParents: (ContinuousClock.Instant?, ParentLinks) {
     guard case .active = phase else { return (nil, .none) }
-    return (deadline?.instant, parents)
+    return (extras.deadline?.instant, parents)
   }
 
-  private mutating func takeEverything(reason: (any Error)?) -> EndedSource {
+  /// The reason and facts of a cancelled source.
+  var facts: CancelFacts? {
+    guard case .cancelled(let reason) = phase else { return nil }
+    return CancelFacts(reason: reason, fields: recorded)
+  }
+
+  /// For a cancelled source being freed: hands out the source its cancel came from (which it
+  /// kept for its record), so it is released without recursing along a long path.
+  mutating func takePreviousSource() -> CancelStorage? {
+    guard let previous = recorded.previous else { return nil }
+    recorded.previous = nil
+    return previous.takeRetainedValue()
+  }
+
+  private mutating func takeEverything(reason: (any Error)?, source: Unmanaged<CancelStorage>?) -> EndedSource {
     let ended = EndedSource(
       handlers: handlers.drain(), members: members.takeAll(), reason: reason, parents: parents,
-      deadline: deadline)
+      deadline: extras.deadline, source: source)
     parents = .none
-    deadline = nil
+    _ = extras.replaceDeadline(with: nil)
     return ended
   }
 }
@@ -202,4 +234,8 @@ struct EndedSource: Sendable {
   let parents: ParentLinks
   /// A pending deadline to stop.
   let deadline: ArmedDeadline?
+  /// The source, if it was cancelled: what its linked children's cancel came from. Not retained:
+  /// the caller of its cancel holds it while the cancel loop runs it, and the loop keeps (in
+  /// `ThreadCancelLoop.kept`) every source it queues or reaches through a link.
+  let source: Unmanaged<CancelStorage>?
 }

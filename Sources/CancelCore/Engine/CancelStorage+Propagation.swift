@@ -1,11 +1,15 @@
 extension CancelStorage {
   /// Runs one handler for a source that has already ended (`reason` is `nil` if it closed).
-  static func run(_ handler: CancelHandler, reason: (any Error)?) {
+  ///
+  /// `source` is the source that ended, if the caller has it: the cause of a linked child's cancel.
+  static func run(_ handler: CancelHandler, reason: (any Error)?, from source: CancelStorage? = nil) {
     switch handler {
     case .onCancel(let body): if reason != nil { body() }
     case .onCancelWithReason(let body): if let reason { body(reason) }
     case .onComplete(let body): body(reason != nil)
-    case .link(let child, _): if let reason { _ = child.cancel(reason: reason) }
+    case .link(let child, _):
+      guard let reason else { return }
+      if let source { _ = child.cancel(reason: reason, cause: .link(source)) } else { _ = child.cancel(reason: reason) }
     }
   }
 
@@ -18,19 +22,29 @@ extension CancelStorage {
   /// ``ThreadCancelLoop``; its state, reason and call result are set at once), is done by this loop
   /// before the rest of the source that was running, the order a recursive call would give.
   /// Why and how: docs/architecture.md, "Deep chains never recurse".
-  static func finish(_ first: consuming EndedSource) {
+  ///
+  /// `observed`: the source was cancelled and the process has an observer (see
+  /// `CancellationObservers`); it is told inside the loop, so that what the observer cancels is
+  /// queued, not done inside it. (The caller knows whether it cancelled: reading that here would
+  /// copy the whole ended source.)
+  static func finish(_ first: consuming EndedSource, observed: Bool = false) {
     // Nothing to run, so nothing that could end another source: no loop needed.
-    guard first.handlers.mayHaveMore || !first.members.isEmpty else {
+    guard first.handlers.mayHaveMore || !first.members.isEmpty || observed else {
       first.detach()
       return
     }
     var held = Optional(consume first)
     ThreadCancelLoop.withCurrent { loop in
       guard !loop.isRunning else {
+        // Reported when the loop takes it (`reportQueued`): reported now, what the observer
+        // cancels would be reported inside it, and so on, one frame per cancel.
+        // Its source is not retained (see `EndedSource.source`): kept until the loop is done.
+        if let source = held?.source { loop.kept.append(source.takeUnretainedValue()) }
         loop.queued.append(held.take()!)
         return
       }
       loop.isRunning = true
+      if observed, let source = held?.source { CancellationObservers.notify(source.takeUnretainedValue()) }
       drive(held.take()!, loop)
       loop.isRunning = false
     }
@@ -51,6 +65,7 @@ extension CancelStorage {
         ran = true
         var queued: [EndedSource] = []
         swap(&queued, &loop.queued)
+        reportQueued(queued)
         // Oldest first; what each one queues is done inside its own `drive`, before the next.
         for source in queued { drive(source, loop) }
       }
@@ -61,6 +76,9 @@ extension CancelStorage {
   /// The loop of ``finish(_:)``, run by the outermost call on a thread.
   private static func drive(_ first: consuming EndedSource, _ loop: ThreadCancelLoop) {
     let keptBefore = loop.kept.count
+    // Read at the first linked child, not at each one: an observer set while a cancel is under
+    // way sees the cancels that start after it was set.
+    var observing: Bool? = nil
     var current = first
     var pending: [EndedSource] = []
     current.detach()
@@ -80,7 +98,14 @@ extension CancelStorage {
           if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
-        guard let childEnded = child.beginCancel(reason: reason) else { continue }
+        var cause = CancelCause.call
+        if let parent = current.source { cause = .link(parent.takeUnretainedValue()) }
+        guard let childEnded = child.beginCancel(reason: reason, origin: .unknown, cause: cause) else { continue }
+        // The child's ended source does not retain it, and the link that did is released below:
+        // kept until the loop is done.
+        loop.kept.append(child)
+        if observing == nil { observing = CancellationObservers.isObserving }
+        if observing == true { CancellationObservers.notify(child) }
         if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
         current = childEnded
         // What the link kept stays until this loop is done (see `ThreadCancelLoop.kept`).
@@ -125,6 +150,16 @@ extension CancelStorage {
     }
   }
 
+  /// Hands the records of the cancelled sources just taken from the queue to the process's
+  /// observer, oldest first (see `CancellationObservers`). What the observer cancels is queued
+  /// again, and reported when the loop takes it in turn.
+  private static func reportQueued(_ queued: [EndedSource]) {
+    guard CancellationObservers.isObserving else { return }
+    for ended in queued where ended.reason != nil {
+      if let source = ended.source { CancellationObservers.notify(source.takeUnretainedValue()) }
+    }
+  }
+
   /// Makes the oldest source queued on `loop` the current one and stacks the others after it,
   /// in the order they were ended, above what `current` has left to do.
   private static func takeQueued(
@@ -132,6 +167,7 @@ extension CancelStorage {
   ) {
     var queued: [EndedSource] = []
     swap(&queued, &loop.queued)
+    reportQueued(queued)
     if current.handlers.mayHaveMore || !current.members.isEmpty { pending.append(current) }
     while queued.count > 1 { pending.append(queued.removeLast()) }
     current = queued.removeLast()

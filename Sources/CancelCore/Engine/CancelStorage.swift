@@ -43,7 +43,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   @exclusivity(unchecked) @usableFromInline var words = Words()
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
   // every access) is switched off for this property.
-  @exclusivity(unchecked) private var machine = CancelStateMachine()
+  @exclusivity(unchecked) var machine = CancelStateMachine()
 
   @inlinable @inline(__always) var status: CoreAtomic<UInt8> {
     CoreAtomic(firstStoredProperty(of: self, as: Words.self).pointer(to: \.status)!)
@@ -60,6 +60,28 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// Creates an active source.
   package init() {
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
+  }
+
+  /// Creates an active source named `label` in cancellation records (see ``cancellationRecord``);
+  /// no label (and nothing stored for one) when `label` is `nil`.
+  package init(label: String?) {
+    if let label { machine = CancelStateMachine(label: label) }
+    precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
+  }
+
+  deinit {
+    // A source cancelled through a link or a join keeps the source the cancel came from, for its
+    // record. Freeing a long path one `deinit` inside the other would recurse once per source, so
+    // while this is the last reference to the next source, take that source's own reference
+    // first: it is then freed with nothing left to free, and the loop goes on from here.
+    guard status.load(ordering: .relaxed) == Self.cancelled, var previous = machine.takePreviousSource() else {
+      return
+    }
+    while isKnownUniquelyReferenced(&previous) {
+      // Unique: no other thread can reach it, so its state machine needs no lock.
+      guard let next = previous.machine.takePreviousSource() else { return }
+      previous = next
+    }
   }
 
   /// Creates a source that is already closed (used for signals that can never be cancelled).
@@ -128,7 +150,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     case .registered(let key):
       return CancelRegistration(storage: self, key: key)
     case .runCancelled(let handler, let reason):
-      Self.run(handler, reason: reason)
+      Self.run(handler, reason: reason, from: self)
       return .inert
     case .runClosed(let handler):
       Self.run(handler, reason: nil)
@@ -206,17 +228,20 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   // MARK: Ending
 
   /// Cancels with `reason` if still active and runs the handlers. Returns whether this call did it.
-  package func cancel(reason: any Error) -> Bool {
-    guard let ended = beginCancel(reason: reason) else { return false }
-    Self.finish(ended)
+  ///
+  /// `origin` is where the cancel was asked for and `cause` what started it; both go into the
+  /// source's cancellation record (see ``cancellationRecord``).
+  package func cancel(reason: any Error, origin: CancelOrigin = .unknown, cause: CancelCause = .call) -> Bool {
+    guard let ended = beginCancel(reason: reason, origin: origin, cause: cause) else { return false }
+    Self.finish(ended, observed: CancellationObservers.isObserving)
     return true
   }
 
   /// Cancels with the shared default reason (`CancellationError()`, boxed once), as
   /// `CancelSource.cancel()` does; returns whether this call cancelled. Owner objects of every
   /// facade that cancel without a reason call this one function.
-  package func cancelWithDefaultReason() -> Bool {
-    cancel(reason: defaultCancellationReason)
+  package func cancelWithDefaultReason(origin: CancelOrigin = .unknown, cause: CancelCause = .call) -> Bool {
+    cancel(reason: defaultCancellationReason, origin: origin, cause: cause)
   }
 
   /// Closes if still active: completion handlers run with `false`, the rest are released.
@@ -320,10 +345,12 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// Always inlined: out of line it returns the ended source through memory, which costs every
   /// cancel of a core source (the optimizer does not inline it on its own).
   @inline(__always)
-  func beginCancel(reason: any Error) -> EndedSource? {
+  func beginCancel(reason: any Error, origin: CancelOrigin, cause: CancelCause) -> EndedSource? {
     if status.load(ordering: .relaxed) != Self.active { return nil }
+    // Read before locking: the clock is a system call's worth of work the lock need not cover.
+    let facts = CancelFactsFields(origin: origin, cause: cause)
     return lock.withLock {
-      guard let ended = machine.cancel(reason: reason) else { return nil }
+      guard let ended = machine.cancel(reason: reason, facts: facts, source: self) else { return nil }
       reasonIdentity.store(ErrorIdentity(reason).bits, ordering: .relaxed)
       status.store(Self.cancelled, ordering: .releasing)
       return ended
@@ -354,23 +381,27 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
 
   /// Cancels with a ``TimeoutError`` after `delay`, replacing any earlier deadline. The timer is
   /// stopped (and its closure released) as soon as the source ends another way.
-  package func cancel(after delay: Duration, scheduler: some DeadlineScheduler) {
+  package func cancel(after delay: Duration, scheduler: some DeadlineScheduler, origin: CancelOrigin = .unknown) {
     guard !isCompleted else { return }
-    arm(at: ContinuousClock.now.saturatingAdvanced(by: delay), delay: delay, scheduler: scheduler)
+    arm(at: ContinuousClock.now.saturatingAdvanced(by: delay), delay: delay, scheduler: scheduler, origin: origin)
   }
 
   /// Cancels with a ``TimeoutError`` when `instant` passes (at once if it has), replacing any
   /// earlier deadline. `scheduler` measures the time left from now.
-  package func cancel(at instant: ContinuousClock.Instant, scheduler: some DeadlineScheduler) {
+  package func cancel(
+    at instant: ContinuousClock.Instant, scheduler: some DeadlineScheduler, origin: CancelOrigin = .unknown
+  ) {
     guard !isCompleted else { return }
-    arm(at: instant, delay: ContinuousClock.now.delay(until: instant), scheduler: scheduler)
+    arm(at: instant, delay: ContinuousClock.now.delay(until: instant), scheduler: scheduler, origin: origin)
   }
 
-  private func arm(at instant: ContinuousClock.Instant, delay: Duration, scheduler: some DeadlineScheduler) {
+  private func arm(
+    at instant: ContinuousClock.Instant, delay: Duration, scheduler: some DeadlineScheduler, origin: CancelOrigin
+  ) {
     // The timer holds the storage strongly; ending the source stops the timer, which breaks that
     // reference, so nothing outlives the source's end.
     let timer = scheduler.schedule(after: delay) { [self] in
-      _ = self.cancel(reason: TimeoutError(timeout: delay))
+      _ = self.cancel(reason: TimeoutError(timeout: delay), origin: origin, cause: .deadline)
     }
     let stale = lock.withLock { machine.replaceDeadline(ArmedDeadline(instant: instant, timer: timer)) }
     stale?.stop()

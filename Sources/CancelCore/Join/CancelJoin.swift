@@ -85,7 +85,8 @@ package final class CancelJoin: CoreLockHost, DeferredDelivery, @unchecked Senda
   package func deliverCallbacks() {
     guard let decision = lock.withLock({ machine.takeDecision() }) else { return }
     if decision.cancelled {
-      _ = result.cancel(reason: self[operand: decision.operand].reason ?? defaultCancellationReason)
+      let operand = self[operand: decision.operand]
+      _ = result.cancel(reason: operand.reason ?? defaultCancellationReason, cause: .join(operand))
     } else {
       _ = result.close()
     }

@@ -27,7 +27,7 @@ final class MappedToken: DeferredDelivery, Sendable {
   /// Delivered once, after `source` completed: its state is final.
   func deliverCallbacks() {
     if let reason = source.reason, transform() {
-      _ = derived.cancel(reason: reason)
+      _ = derived.cancel(reason: reason, cause: .link(source))
     } else {
       _ = derived.close()
     }

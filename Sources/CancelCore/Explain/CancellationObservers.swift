@@ -1,0 +1,69 @@
+/// The process's one observer of cancellation records, set once (see
+/// ``CancellationRecord/setObserver(_:)``).
+///
+/// Until it is set, a cancel pays one atomic load for it. Once set, every source that is cancelled
+/// builds its record and hands it to the observer on the cancelling thread, inside the cancel
+/// loop, so what the observer cancels in turn is queued and done after it returns, never inside it.
+enum CancellationObservers {
+  /// Whether an observer was set: one atomic load.
+  @inline(__always) static var isObserving: Bool { observerSlot.isSet.isRaised }
+
+  /// Builds `source`'s record and hands it to the observer (nothing if none is set).
+  static func notify(_ source: CancelStorage) {
+    guard let observer = observerSlot.observer, let record = source.cancellationRecord else { return }
+    observer(record)
+  }
+}
+
+/// Where the observer is kept. It is written once, by the one caller that takes `claimed`, before
+/// `isSet` is raised; it is read only after `isSet` was seen raised (an acquiring load, paired
+/// with the raise's release), so the reads never race with the write.
+//
+// `@unchecked Sendable`: `written` is only written before `isSet` is raised and only read after it
+// was seen raised, as above; `claimed` and `isSet` are atomic.
+final class CancellationObserverSlot: OnceFlagHost, @unchecked Sendable {
+  /// The flag the one writer takes; the first stored property (see ``OnceFlagHost``).
+  var onceStorage = OnceFlagStorage()
+  let isSet = StickyFlag()
+  @exclusivity(unchecked) private var written: (@Sendable (CancellationRecord) -> Void)?
+
+  init() {
+    precondition(hostsOnceFlag(at: &onceStorage), "the flag is not where OnceFlagHost.onceFlag looks")
+  }
+
+  /// The observer, once set.
+  var observer: (@Sendable (CancellationRecord) -> Void)? {
+    isSet.isRaised ? written : nil
+  }
+
+  /// Sets the observer unless one was set; returns whether this call set it.
+  func set(_ observer: @escaping @Sendable (CancellationRecord) -> Void) -> Bool {
+    guard onceFlag.take() else { return false }
+    written = observer
+    isSet.raise()
+    return true
+  }
+}
+
+private let observerSlot = CancellationObserverSlot()
+
+extension CancellationRecord {
+  /// Sets the process's observer of cancellations: from now on, each source, request, chain or
+  /// future that is cancelled hands its record to `observer` as it happens, once, on the thread
+  /// that cancels it (before its handlers run; inside a handler's cancel, when that handler
+  /// returns). Nothing is observed, logged or traced by default.
+  ///
+  /// There is one observer per process, set once, as early as you like (at start-up): an app, a
+  /// server or a test binary decides, not a library. To send records to several places, have it
+  /// fan out. The Adapters module's `Observability` trait offers swift-log and
+  /// swift-distributed-tracing forms of the record for the observer to send.
+  ///
+  /// The observer must not block: every cancel in the process waits for it. It may cancel (what
+  /// it cancels is done after it returns), and it may read any source.
+  ///
+  /// - Returns: `true` if `observer` is now the observer; `false` if one was already set (it stays).
+  @discardableResult
+  public static func setObserver(_ observer: @escaping @Sendable (CancellationRecord) -> Void) -> Bool {
+    observerSlot.set(observer)
+  }
+}

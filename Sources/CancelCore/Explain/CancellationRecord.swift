@@ -1,0 +1,148 @@
+import Foundation
+
+/// Why, when, where from and along which links a source was cancelled.
+///
+/// Read it from a cancelled ``CancelSignal`` or ``CancelSource`` (``CancelSignal/cancellationRecord``),
+/// or from any facade's token, request, chain or future. It is built on demand from what the
+/// first cancel fixed, so it never changes after that cancel, and sources that are never
+/// cancelled pay nothing for it.
+///
+/// ```swift
+/// let request = CancelSource(label: "GET /users")
+/// let query = CancelSource(linkedTo: [request.signal], label: "db query")
+/// request.cancel(reason: TimeoutError(timeout: .seconds(5)))
+/// print(query.signal.cancellationRecord!)
+/// // cancelled by TimeoutError(timed out after 5 s) at 12:00:03.250 — call of "GET /users"
+/// // (UserService.swift:42 in fetch()) → link → "db query"
+/// ```
+///
+/// How to read one: `docs/explaining-cancellation.md`.
+public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+  /// What started a cancel.
+  public enum Trigger: Sendable, Hashable, CustomStringConvertible {
+    /// A `cancel` call on a source, request, chain or future.
+    case call
+    /// A deadline passed (the origin is where it was set).
+    case deadline
+    /// The task the source follows was cancelled.
+    case task
+    /// A graceful shutdown began.
+    case shutdown
+    /// An integration cancelled it on an event of its own; the value names it (`"NIO"`, say).
+    case integration(String)
+
+    /// One word for people: "call", "deadline", "task", "shutdown", or the integration's name.
+    public var description: String {
+      switch self {
+      case .call: return "call"
+      case .deadline: return "deadline"
+      case .task: return "task cancellation"
+      case .shutdown: return "graceful shutdown"
+      case .integration(let name): return name
+      }
+    }
+  }
+
+  /// One source the cancel went through, from the origin to the source the record was read from.
+  public struct Hop: Sendable, Hashable {
+    /// How the cancel reached a source.
+    public enum Arrival: Sendable, Hashable {
+      /// The cancel started at this source.
+      case origin
+      /// Through a link from the previous hop (a linked source, a derived token).
+      case link
+      /// Through a join (`&&`, `||`, any-of, all-of) of which the previous hop is an operand.
+      case join
+    }
+
+    /// The source's label, if it was given one when it was made.
+    public let label: String?
+    /// How the cancel reached it.
+    public let arrival: Arrival
+
+    /// A hop; records are made by the library, this is for comparing in tests.
+    public init(label: String?, arrival: Arrival) {
+      self.label = label
+      self.arrival = arrival
+    }
+  }
+
+  /// The reason: the error the first cancel gave.
+  public let reason: any Error
+  /// When the cancel started, on the continuous clock (see ``date`` for the wall clock).
+  public let instant: ContinuousClock.Instant
+  /// The `#fileID` of the call that started the cancel (or that set the deadline); empty when the
+  /// cancel came through a protocol requirement that cannot capture its caller
+  /// (`Cancellable.cancel()`, `cancel(dueTo:)`) or from a system event.
+  public let fileID: String
+  /// The line of that call; 0 when ``fileID`` is empty.
+  public let line: Int
+  /// The function that made that call; empty when ``fileID`` is.
+  public let function: String
+  /// What started the cancel.
+  public let trigger: Trigger
+  /// The sources the cancel went through, the origin first and the source read from last. A
+  /// source reached twice (a diamond of links) appears along the first path that arrived.
+  public let hops: [Hop]
+
+  /// The labels met from the origin to the source read from, in order (unlabelled hops left out).
+  public var path: [String] { hops.compactMap(\.label) }
+
+  /// The label of the source the record was read from.
+  public var label: String? { hops.last?.label }
+
+  /// Whether the cancel started at the source read from (no link or join in between).
+  public var isDirect: Bool { hops.count == 1 }
+
+  /// The wall-clock time of ``instant``, estimated now from the two clocks.
+  public var date: Date {
+    let elapsed = ContinuousClock.now - instant
+    let (seconds, attoseconds) = elapsed.components
+    return Date(timeIntervalSinceNow: -(Double(seconds) + Double(attoseconds) / 1e18))
+  }
+
+  package init(
+    reason: any Error, instant: ContinuousClock.Instant, origin: CancelOrigin, trigger: Trigger, hops: [Hop]
+  ) {
+    self.reason = reason
+    self.instant = instant
+    fileID = origin.fileID
+    line = origin.isKnown ? Int(origin.line) : 0
+    function = origin.functionName
+    self.trigger = trigger
+    self.hops = hops
+  }
+
+  /// One line: the reason, the time of day, what started it and where, then the path, e.g.
+  /// `cancelled by TimeoutError(timed out after 5 s) at 12:00:03.250 — deadline of "GET /users"
+  /// (UserService.swift:42 in fetch()) → link → "db query"`.
+  public var description: String {
+    var text = "cancelled by \(reason) at \(Self.timeOfDay(date)) — \(trigger)"
+    var rest = hops[...]
+    if let first = rest.popFirst(), let label = first.label { text += " of \(Self.quoted(label))" }
+    if !fileID.isEmpty { text += " (\(fileID):\(line)\(function.isEmpty ? "" : " in \(function)"))" }
+    for hop in rest {
+      text += hop.arrival == .join ? " → join" : " → link"
+      if let label = hop.label { text += " → \(Self.quoted(label))" }
+    }
+    return text
+  }
+
+  /// The ``description``.
+  public var debugDescription: String { "CancellationRecord(\(description))" }
+
+  private static func quoted(_ label: String) -> String { "\"\(label)\"" }
+
+  /// "HH:mm:ss.SSS" in the local time zone.
+  private static func timeOfDay(_ date: Date) -> String {
+    let parts = Calendar.current.dateComponents([.hour, .minute, .second, .nanosecond], from: date)
+    func two(_ value: Int?) -> String {
+      let value = value ?? 0
+      return value < 10 ? "0\(value)" : "\(value)"
+    }
+    let milliseconds = (parts.nanosecond ?? 0) / 1_000_000
+    let millisecondsText =
+      milliseconds < 10 ? "00\(milliseconds)" : milliseconds < 100 ? "0\(milliseconds)" : "\(milliseconds)"
+    return "\(two(parts.hour)):\(two(parts.minute)):\(two(parts.second)).\(millisecondsText)"
+  }
+}
