@@ -34,13 +34,20 @@ public final class CancelSource: CancellableWithReason, Sendable {
   /// A parent already cancelled cancels the new source at once. Each link is removed as soon as
   /// this source ends, so a long-lived parent does not accumulate dead children.
   ///
-  /// - Parameter label: the source's name in cancellation records, if any.
+  /// - Parameters:
+  ///   - parents: the signals whose cancellation this source follows (any of them).
+  ///   - label: the source's name in cancellation records, if any.
   public convenience init(linkedTo parents: some Sequence<CancelSignal>, label: String? = nil) {
     self.init(label: label)
     for parent in parents { link(to: parent) }
   }
 
-  /// Creates a source that is also cancelled when any of `parents` is. See ``init(linkedTo:label:)-(Sequence<CancelSignal>,String?)``.
+  /// Creates a source that is also cancelled when any of `parents` is. See
+  /// ``init(linkedTo:label:)-(Sequence<CancelSignal>,String?)``.
+  ///
+  /// - Parameters:
+  ///   - parents: the signals whose cancellation this source follows (any of them).
+  ///   - label: the source's name in cancellation records, if any.
   public convenience init(linkedTo parents: CancelSignal..., label: String? = nil) {
     self.init(linkedTo: parents, label: label)
   }
