@@ -19,6 +19,21 @@ struct TokenTaskBridgeTests {
     #expect(outcome == "cancelled")
   }
 
+  @Test func theTasksCancellationIsRecordedAsTheTrigger() async throws {
+    let task = Task {
+      await withTaskCancellationToken { token in
+        _ = await token.cancelled()
+        return token
+      }
+    }
+    task.cancel()  // runs the scope's cancellation handler, and so the request's cancel, before it returns
+    let token = await task.value
+    let record = try #require(token.cancellationRecord)
+    #expect(record.trigger == .task)
+    #expect(record.reason is CancellationError)
+    #expect(record.fileID.isEmpty, "a task's cancellation has no call site of ours")
+  }
+
   @Test func anAlreadyCancelledTokenCancelsTheTaskBeforeTheOperationStarts() async throws {
     let request = CancellationRequest()
     request.cancel()

@@ -18,6 +18,7 @@
           await token.cancelled()
           #expect(token.reason is GracefulShutdownError)
           #expect(token.reason?.isCancellation == true)
+          #expect(token.cancellationRecord?.trigger == .shutdown)
         }
       }
     }
@@ -44,6 +45,7 @@
         await withGracefulShutdownToken { token in
           #expect(token.isCancelled)
           #expect(token.reason is GracefulShutdownError)
+          #expect(token.cancellationRecord?.trigger == .shutdown)
         }
       }
     }
