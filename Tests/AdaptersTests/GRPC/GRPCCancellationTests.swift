@@ -34,6 +34,8 @@
         // The client reset the stream: the handler's token is cancelled, not by its deadline.
         let reason = try await service.ended.wait().get()
         #expect(reason is CancellationError, "\(String(describing: reason))")
+        // Its record names gRPC as what started the cancel.
+        #expect(try await service.endedRecord.wait().get()?.trigger == .integration("gRPC"))
       }
     }
 
@@ -172,6 +174,7 @@
         let seen = try await service.started.wait().get()
         #expect(seen.cancelledAtStart)
         #expect(try await service.ended.wait().get() is TimeoutError)
+        #expect(try await service.endedRecord.wait().get()?.trigger == .deadline)
       }
     }
 

@@ -37,6 +37,8 @@
     let started = OutcomeBox<SeenToken>()
     /// The token's reason once the handler saw it cancelled.
     let ended = OutcomeBox<(any Error)?>()
+    /// The token's cancellation record, delivered with `ended`.
+    let endedRecord = OutcomeBox<CancellationRecord?>()
     /// How many times a handler ran.
     let calls = Counter()
     /// Called by `Forward`, under the handler's scope: the next hop.
@@ -63,6 +65,7 @@
       do {
         try await suspendUntilCancelled()
       } catch {
+        endedRecord.deliver(.success(token?.cancellationRecord))
         ended.deliver(.success(token?.reason))
         throw error
       }
