@@ -2,17 +2,8 @@
 // once per process: CancellationObserverTests runs this program as a child process and expects
 // its last line to be "observer checks passed". Each failed check prints a line and exits 1.
 import Foundation
+import TestSupport
 import Tokens
-
-/// Records what the observer received.
-final class Seen: @unchecked Sendable {
-  // Safety of `@unchecked Sendable`: `records` is read and written only while holding `lock`.
-  private let lock = NSLock()
-  private var records: [CancellationRecord] = []
-  func append(_ record: CancellationRecord) { lock.withLock { records.append(record) } }
-  var all: [CancellationRecord] { lock.withLock { records } }
-  func reset() { lock.withLock { records = [] } }
-}
 
 var failures = 0
 @MainActor func check(_ condition: Bool, _ what: String) {
@@ -22,7 +13,8 @@ var failures = 0
   }
 }
 
-let seen = Seen()
+// What the observer received, in order (the core's lock, through the tests' `Recorder`).
+let seen = Recorder<CancellationRecord>()
 // A chain the observer walks on: the record of "chain-i" makes it cancel request i + 1, so each
 // delivery cancels again. Done inside the cancel loop, that never nests: nested, this depth would
 // overflow the stack.
@@ -30,7 +22,7 @@ let chain = (0..<100_000).map { CancellationRequest(label: "chain-\($0)") }
 
 check(
   CancellationRecord.setObserver { record in
-    seen.append(record)
+    seen.record(record)
     if let label = record.label, label.hasPrefix("chain-"), let index = Int(label.dropFirst(6)),
       index + 1 < chain.count
     {
@@ -42,29 +34,32 @@ check(!CancellationRecord.setObserver { _ in }, "a second observer is refused")
 // 1. A labelled request cancelled directly: one record, with its label and call site.
 let request = CancellationRequest(label: "GET /users")
 request.cancel(); let line = #line
-check(seen.all.count == 1, "one record for one cancel (got \(seen.all.count))")
+check(seen.values.count == 1, "one record for one cancel (got \(seen.values.count))")
 check(
-  seen.all.first?.label == "GET /users" && seen.all.first?.line == line, "the record names the request and the call")
+  seen.values.first?.label == "GET /users" && seen.values.first?.line == line,
+  "the record names the request and the call")
 
 // 2. A second cancel and a close report nothing.
 request.cancel()
 CancellationRequest(label: "closed").close()
-check(seen.all.count == 1, "a second cancel and a close are not reported")
+check(seen.values.count == 1, "a second cancel and a close are not reported")
 
 // 3. A linked child: the parent's record first, then the child's, with the path.
-seen.reset()
+var before = seen.values.count
 let parent = CancellationRequest(label: "parent")
 let child = CancellationRequest(linkedTo: parent.token, label: "child")
 parent.cancel()
-check(seen.all.map(\.path) == [["parent"], ["parent", "child"]], "parent then child (got \(seen.all.map(\.path)))")
+let linked = seen.values.dropFirst(before).map(\.path)
+check(linked == [["parent"], ["parent", "child"]], "parent then child (got \(linked))")
 _ = child
 
 // 4. The observer cancels the next request of a long chain from each record, without nesting.
-seen.reset()
+before = seen.values.count
 chain[0].cancel()
 check(chain.allSatisfy(\.isCancellationRequested), "the observer's cancels all happened before cancel() returned")
-check(seen.all.count == chain.count, "one record per request of the chain (got \(seen.all.count))")
-check(seen.all.last?.label == "chain-\(chain.count - 1)", "in order")
+check(
+  seen.values.count - before == chain.count, "one record per request of the chain (got \(seen.values.count - before))")
+check(seen.values.last?.label == "chain-\(chain.count - 1)", "in order")
 
 print(failures == 0 ? "observer checks passed" : "\(failures) observer checks failed")
 exit(failures == 0 ? 0 : 1)
