@@ -124,9 +124,13 @@ public final class CancellationRequest: CancellableWithReason, Sendable {
   /// ``cancel(reason:fileID:line:function:)`` for `CancellableWithReason` (what ``CancellationToken/register(cancelable:on:)``
   /// calls, so a request registered on a token is cancelled with that token's reason).
   ///
+  /// Its record has no call site (a protocol requirement cannot capture its caller). Called by a
+  /// cancel handler of another token or source (``CancellationToken/register(cancelable:on:)``
+  /// registers one), the record shows the cancel as arriving from it through a link.
+  ///
   /// - Parameter reason: the reason (the first one wins).
   public func cancel(dueTo reason: any Error) {
-    _ = storage.cancel(reason: reason)
+    _ = storage.cancel(dueTo: reason)
   }
 
   /// Ends the request without cancelling it, as deallocating it would, but now.

@@ -121,9 +121,13 @@ public final class CancelSource: CancellableWithReason, Sendable {
   /// ``cancel(reason:fileID:line:function:)`` for ``CancellableWithReason``: cancels with `reason` unless the source
   /// already ended.
   ///
+  /// Its record has no call site (a protocol requirement cannot capture its caller). Called by a
+  /// cancel handler of another source (a token's `register(cancelable:)` registers one), the
+  /// record shows the cancel as arriving from that source through a link.
+  ///
   /// - Parameter reason: the reason (the first one wins).
   public func cancel(dueTo reason: any Error) {
-    _ = cancel(reason: reason)
+    _ = signal.storage.cancel(dueTo: reason)
   }
 
   /// Ends the source without cancelling it: completion handlers run with `false` on this thread,

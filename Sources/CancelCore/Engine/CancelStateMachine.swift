@@ -138,10 +138,19 @@ struct CancelStateMachine: Sendable {
     extras = .labelled(LabelledExtras(label: label))
   }
 
+  /// Makes a part of the larger object labelled `label` whose main source is `whole` (see
+  /// ``CancelStorage/init(partOf:)``).
+  init(partOf whole: Unmanaged<CancelStorage>, label: String?) {
+    extras = label.map { .labelled(LabelledExtras(label: $0, whole: whole)) } ?? .part(of: whole)
+  }
+
   init() {}
 
   /// The label the source was created with, if any.
   var label: String? { extras.label }
+
+  /// For a part of a larger object, the object's main source (not retained).
+  var whole: Unmanaged<CancelStorage>? { extras.whole }
 
   /// The first `cancel` or `close` wins; later ones return `nil`.
   ///

@@ -94,7 +94,10 @@ extension CancelStorage {
           continue
         }
         guard case .link(let child, let kept) = handler else {
+          let outer = loop.handlerSource
+          loop.handlerSource = current.source
           run(handler, reason: reason)
+          loop.handlerSource = outer
           if loop.hasQueued { takeQueued(loop, &current, &pending) }
           continue
         }
@@ -190,6 +193,10 @@ final class ThreadCancelLoop {
   /// Kept here rather than with each ended source: the array's storage is reused by every loop
   /// of the thread, and a source that no link kept carries nothing more.
   @exclusivity(unchecked) var kept: [any AnyObject & Sendable] = []
+  /// The source whose cancel handler runs on this thread now, if one does: a cancel made through
+  /// `cancel(dueTo:)` inside it is recorded as arriving from that source (see
+  /// `CancelStorage.cancel(dueTo:)`). Not retained: set only while the source runs the handler.
+  @exclusivity(unchecked) var handlerSource: Unmanaged<CancelStorage>? = nil
 
   /// Whether sources wait for the loop.
   var hasQueued: Bool { !queued.isEmpty }

@@ -69,6 +69,16 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
   }
 
+  /// Creates an active source that is a part of the larger object `whole` is part of (or is the
+  /// main source of): a cancellable chain made of several sources, say. It carries the object's
+  /// label, and records show consecutive sources of one object as one hop (see
+  /// ``cancellationRecord``). A part never gets a deadline.
+  package init(partOf whole: CancelStorage) {
+    let (main, label) = whole.lock.withLock { (whole.machine.whole, whole.machine.label) }
+    machine = CancelStateMachine(partOf: main ?? Unmanaged.passUnretained(whole), label: label)
+    precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
+  }
+
   deinit {
     // A source cancelled through a link or a join keeps the source the cancel came from, for its
     // record. Freeing a long path one `deinit` inside the other would recurse once per source, so
@@ -150,7 +160,12 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     case .registered(let key):
       return CancelRegistration(storage: self, key: key)
     case .runCancelled(let handler, let reason):
-      Self.run(handler, reason: reason, from: self)
+      ThreadCancelLoop.withCurrent { loop in
+        let outer = loop.handlerSource
+        loop.handlerSource = Unmanaged.passUnretained(self)
+        Self.run(handler, reason: reason, from: self)
+        loop.handlerSource = outer
+      }
       return .inert
     case .runClosed(let handler):
       Self.run(handler, reason: nil)
@@ -235,6 +250,17 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     guard let ended = beginCancel(reason: reason, origin: origin, cause: cause) else { return false }
     Self.finish(ended, observed: CancellationObservers.isObserving)
     return true
+  }
+
+  /// Cancels with `reason`, as a `cancel(dueTo:)` does (a protocol requirement, which cannot
+  /// capture its caller): made inside a cancel handler of another source, which a bridge
+  /// registers (a token's `register(cancelable:)`, say), the cancel is recorded as arriving from
+  /// that source through a link; otherwise as a call with no origin. Returns whether this call
+  /// did it.
+  package func cancel(dueTo reason: any Error) -> Bool {
+    var from: CancelStorage?
+    ThreadCancelLoop.withCurrent { loop in from = loop.handlerSource?.takeUnretainedValue() }
+    return cancel(reason: reason, cause: from.map { .link($0) } ?? .call)
   }
 
   /// Cancels with the shared default reason (`CancellationError()`, boxed once), as

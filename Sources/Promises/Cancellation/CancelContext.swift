@@ -3,7 +3,7 @@ import CancelCore
 /// The cancellation state shared by every member of one cancellable chain.
 ///
 /// Every ``CancellablePromise`` made from another by chaining (`then`, `map`, `done`, `catch`,
-/// and the rest) shares its context, so ``cancel(error:)`` on any member, on the context itself,
+/// and the rest) shares its context, so ``cancel(error:fileID:line:function:)`` on any member, on the context itself,
 /// or on the finalizer `catch` returns cancels the whole chain:
 ///
 /// - every member still pending is rejected with the error (``PMKError/cancelled`` by default),
@@ -40,12 +40,12 @@ import CancelCore
 public final class CancelContext: CancellableWithReason, Sendable {
   /// The core source whose cancellation is the chain's cancellation: cancelling it rejects the
   /// pending members.
-  @usableFromInline let source = CancelStorage()
+  @usableFromInline let source: CancelStorage
   /// For the stages after an `ensure`/`ensureThen` (see ``init(after:)``), and for a context that
   /// follows such stages (see `gated`): the cancel of this part of the chain, held back until the
   /// cleanup finished; `nil` for any other context.
   let hold: CancelStorage?
-  /// For the stages after an `ensure`/`ensureThen`: what ``cancel(error:)`` cancels, a core
+  /// For the stages after an `ensure`/`ensureThen`: what ``cancel(error:fileID:line:function:)`` cancels, a core
   /// source whose children are `hold` and the chain before the clean-up (its source, or its own
   /// `entry` after an earlier `ensure`). Links rather than a reference to the context before: the
   /// core propagates through them without recursion, and no context keeps the one before alive.
@@ -76,6 +76,22 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// A new context, not cancelled, with no members (PromiseKit 7 code creates one directly).
   public init() {
+    source = CancelStorage()
+    hold = nil
+    entry = nil
+    upstreamSource = nil
+    upstreamHold = nil
+    upstream = nil
+  }
+
+  /// A new context, not cancelled, with no members, named `label` in cancellation records (see
+  /// ``cancellationRecord``): `"load profile"`, say. No label, and nothing stored for one, when
+  /// `label` is `nil`. The parts of the chain made later (after a `recover` or an `ensure`) carry
+  /// the same label.
+  ///
+  /// - Parameter label: the chain's name in records.
+  public init(label: String?) {
+    source = CancelStorage(label: label)
     hold = nil
     entry = nil
     upstreamSource = nil
@@ -96,6 +112,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// settled (which it does only after the clean-up finished).
   /// Why: docs/architecture.md, "One cancel's path" (a recover's branch).
   init<T>(branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
+    // A part of the chain it branches from, as records show it.
+    source = CancelStorage(partOf: upstream.source)
     self.upstream = upstream
     upstreamHold = nil
     let upstreamSource = upstream.source
@@ -108,7 +126,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
     if upstream.entry != nil, input.isPending {
       // `input` follows a clean-up that may not have finished: the branch's own stages see a
       // cancel of the branch only once `input` settled, after the clean-up (see `gated`).
-      let (entry, hold) = (CancelStorage(), CancelStorage())
+      let (entry, hold) = (CancelStorage(partOf: branch), CancelStorage(partOf: branch))
       (self.entry, self.hold) = (entry, hold)
       _ = upstreamEntry.link(to: entry)
       // Last: handlers run newest first, so the cancel is recorded before the chain before sees
@@ -170,8 +188,10 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// recorded at once in `hold` (``cancelAttempted`` is `true`); a cancel of this context also
   /// cancels `upstream` at once, which rejects the members before the cleanup and so starts it.
   init(after upstream: CancelContext) {
-    let hold = CancelStorage()
-    let entry = CancelStorage()
+    // Parts of the chain before the clean-up, as records show it.
+    source = CancelStorage(partOf: upstream.source)
+    let hold = CancelStorage(partOf: upstream.source)
+    let entry = CancelStorage(partOf: upstream.source)
     _ = hold.link(to: upstream.source)
     if let upstreamHold = upstream.hold { _ = hold.link(to: upstreamHold) }
     _ = hold.link(to: entry)
@@ -196,6 +216,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// `InputPolicy.result(_:inputs:)`): that outcome may come from one input before another's
   /// clean-up finished.
   init<Input: CancellableThenable>(resultOf inputs: [Input]) {
+    source = CancelStorage()
     upstreamSource = nil
     upstreamHold = nil
     upstream = nil
@@ -205,7 +226,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
       for input in inputs { append(input.cancelContext) }
       return
     }
-    let (entry, hold) = (CancelStorage(), CancelStorage())
+    let (entry, hold) = (CancelStorage(partOf: source), CancelStorage(partOf: source))
     (self.entry, self.hold) = (entry, hold)
     let into = ChainState(source: entry)
     for input in inputs { into.append(input.cancelContext) }
@@ -225,10 +246,11 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// once a cancel was attempted, when no input that follows a clean-up is pending any more (as
   /// ``init(resultOf:)`` does for inputs known at once).
   init(resultOfInputsToCome: Void) {
+    source = CancelStorage()
     upstreamSource = nil
     upstreamHold = nil
     upstream = nil
-    let (entry, hold) = (CancelStorage(), CancelStorage())
+    let (entry, hold) = (CancelStorage(partOf: source), CancelStorage(partOf: source))
     (self.entry, self.hold) = (entry, hold)
     _ = hold.link(to: entry)
   }
@@ -333,15 +355,28 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// What the chain's stages use of it: the same source, without keeping this context alive.
   @inlinable var chain: ChainState { ChainState(source: source) }
 
-  /// What ``cancel(error:)`` cancels, without keeping this context alive: after an `ensure`, the
+  /// What ``cancel(error:fileID:line:function:)`` cancels, without keeping this context alive: after an `ensure`, the
   /// entry (the members before the clean-up at once, the stages after it once it finished), else
   /// the source. For code that cancels the chain from outside it (a combinator cancelling its
   /// inputs).
   var entryChain: ChainState { ChainState(source: entry ?? source) }
 
-  /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:)``.
+  /// Cancels the chain with ``PMKError/cancelled``. See ``cancel(error:fileID:line:function:)``.
+  ///
+  /// - Parameters:
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
+    cancel(error: Self.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// Cancels the chain with ``PMKError/cancelled``, like ``cancel(fileID:line:function:)``, but its
+  /// record has no call site: what a call through the `Cancellable` protocol runs (a protocol
+  /// requirement cannot capture its caller).
+  @_disfavoredOverload
   public func cancel() {
-    cancel(error: Self.defaultError)
+    cancel(error: Self.defaultError, origin: .unknown)
   }
 
   /// ``PMKError/cancelled`` boxed once: every `cancel()` would otherwise allocate a box for it.
@@ -350,25 +385,59 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// Cancels the chain with `error`: every pending member is rejected with it, synchronously, and
   /// every registered task is cancelled once. Does nothing if the chain was already cancelled.
   ///
-  /// - Parameter error: the rejection error (the first one given wins).
-  public func cancel(error: Error) {
+  /// - Parameters:
+  ///   - error: the rejection error (the first one given wins).
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// Cancels the chain with `error`, recording `origin` as where the cancel was asked for.
+  func cancel(error: any Error, origin: CancelOrigin) {
     // After an ensure, the entry: it cancels the stages before the cleanup at once and the hold,
     // which reaches this context's source once the cleanup finished.
-    _ = (entry ?? source).cancel(reason: error)
+    _ = (entry ?? source).cancel(reason: error, origin: origin)
   }
 
-  /// PromiseKit 7's other spelling of ``cancel(error:)``.
+  /// PromiseKit 7's other spelling of ``cancel(error:fileID:line:function:)``.
   ///
-  /// - Parameter error: the rejection error.
-  public func cancel(with error: Error) {
-    cancel(error: error)
+  /// - Parameters:
+  ///   - error: the rejection error.
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    with error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
-  /// `CancellableWithReason`'s spelling of ``cancel(error:)``.
+  /// `CancellableWithReason`'s spelling of ``cancel(error:fileID:line:function:)``; its record has
+  /// no call site (see ``cancel()``). Called by a cancel handler of a token or source (a token's
+  /// `register(cancelable:)` registers one), the record shows the cancel as arriving from it
+  /// through a link.
   ///
   /// - Parameter reason: the rejection error.
   public func cancel(dueTo reason: any Error) {
-    cancel(error: reason)
+    _ = (entry ?? source).cancel(dueTo: reason)
+  }
+
+  /// The label the chain was made with (see ``init(label:)``), shared by the parts of it made
+  /// later; `nil` without one.
+  public var label: String? { source.label }
+
+  /// Why, when, where from and along which chains and sources this chain was cancelled: the record
+  /// of its first cancel (see `CancellationRecord`), or `nil` while no cancel was attempted. A
+  /// chain shows as one hop, however many parts its `recover` and `ensure` stages made; the hop
+  /// is named by the chain's ``label``.
+  ///
+  /// After an `ensure`, while the cancel waits for the clean-up, the record is already there.
+  public var cancellationRecord: CancellationRecord? {
+    source.cancellationRecord ?? hold?.cancellationRecord
   }
 
   /// The chain's cancellation as a core signal: cancelled, with ``cancelledError``, when the
@@ -379,7 +448,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// cancelled (unlike PromiseKit 7, which reports `true`).
   public var isCancelled: Bool { source.hasCancelledMember }
 
-  /// Whether ``cancel(error:)`` was called (even if the chain had already finished). After an
+  /// Whether ``cancel(error:fileID:line:function:)`` was called (even if the chain had already finished). After an
   /// `ensure`, also while the cancel waits for the cleanup.
   public var cancelAttempted: Bool { source.isCancelled || hold?.isCancelled == true }
 

@@ -226,23 +226,47 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   }
 
   /// Cancels the chain with ``PMKError/cancelled``.
+  ///
+  /// - Parameters:
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
+    cancelContext.cancel(
+      error: CancelContext.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// Cancels the chain with ``PMKError/cancelled``; its record has no call site (what a call
+  /// through the `Cancellable` protocol runs).
+  @_disfavoredOverload
   public func cancel() {
-    cancelContext.cancel()
+    cancelContext.cancel(error: CancelContext.defaultError, origin: .unknown)
   }
 
   /// Cancels the chain with `error`.
   ///
-  /// - Parameter error: the rejection error.
-  public func cancel(error: Error) {
-    cancelContext.cancel(error: error)
+  /// - Parameters:
+  ///   - error: the rejection error.
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    cancelContext.cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
-  /// Cancels the chain with `reason` (`CancellableWithReason`; the same as ``cancel(error:)``).
+  /// Cancels the chain with `reason` (`CancellableWithReason`; the same as
+  /// ``cancel(error:fileID:line:function:)``, with no call site in its record).
   ///
   /// - Parameter reason: the rejection error.
   public func cancel(dueTo reason: any Error) {
-    cancelContext.cancel(error: reason)
+    cancelContext.cancel(dueTo: reason)
   }
+
+  /// Why, when, where from and along which chains and sources the chain was cancelled (see
+  /// ``CancelContext/cancellationRecord``); `nil` while no cancel was attempted.
+  public var cancellationRecord: CancellationRecord? { cancelContext.cancellationRecord }
 
   /// Whether a cancel rejected at least one member of the chain.
   public var isCancelled: Bool { cancelContext.isCancelled }

@@ -4,7 +4,7 @@ import CancelCore
 /// CancellablePromiseKit's initializers.
 ///
 /// It wraps its own ``Promise`` (``promise``) and shares one ``CancelContext`` with every member
-/// of its chain. ``cancel(error:)`` (on any member) rejects every pending member of the chain with
+/// of its chain. ``cancel(error:fileID:line:function:)`` (on any member) rejects every pending member of the chain with
 /// the error, synchronously, and cancels every registered ``CancellableTask`` exactly once; see
 /// ``CancelContext`` for the precise rules.
 ///
@@ -64,14 +64,32 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   ///   - cancelContext: the chain to join; a new context when `nil`.
   @inlinable
   public convenience init<U: Thenable>(_ bridge: U, cancelContext: CancelContext? = nil) where U.T == T {
+    self.init(bridge, cancelContext: cancelContext, label: nil)
+  }
+
+  /// Wraps a promise or guarantee as the first member of a new chain named `label` in
+  /// cancellation records (see ``CancellableThenable/cancellationRecord``), as
+  /// ``init(_:cancelContext:)`` does for a new chain.
+  ///
+  /// - Parameters:
+  ///   - bridge: the thenable to wrap.
+  ///   - label: the chain's name in records: `"load profile"`, say.
+  @inlinable
+  public convenience init<U: Thenable>(_ bridge: U, label: String) where U.T == T {
+    self.init(bridge, cancelContext: nil, label: label)
+  }
+
+  /// Wraps `bridge` into `cancelContext`, or into a new context named `label`.
+  @inlinable
+  convenience init<U: Thenable>(_ bridge: U, cancelContext: CancelContext?, label: String?) where U.T == T {
     // A settled promise in a new context (`Promise.value(x).cancellize()`, what a cancellable
     // chain's body often returns): nothing can cancel the context before the member settles, so
     // the member starts settled, without waiting in the context or on `bridge`.
     if cancelContext == nil, let settled = (bridge as? Promise<T>)?.settledResult {
-      self.init(settled: Promise(settled: settled), context: CancelContext())
+      self.init(settled: Promise(settled: settled), context: CancelContext(label: label))
       return
     }
-    let context = cancelContext ?? CancelContext()
+    let context = cancelContext ?? CancelContext(label: label)
     self.init(stageOf: context)
     if let guarantee = bridge as? Guarantee<T> { Self.stopOnCancel(guarantee, in: context) }
     let settler = MemberSettler(self)

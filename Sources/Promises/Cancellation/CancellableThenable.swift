@@ -25,35 +25,68 @@ extension CancellableThenable {
   /// PromiseKit 7's name for ``promise``.
   public var thenable: Promise<T> { promise }
 
-  /// Cancels the whole chain with ``PMKError/cancelled``. See ``CancelContext/cancel(error:)``.
+  /// Cancels the whole chain with ``PMKError/cancelled``. See
+  /// ``cancel(error:fileID:line:function:)``.
+  ///
+  /// - Parameters:
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
+    cancelContext.cancel(
+      error: CancelContext.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// Cancels the whole chain with ``PMKError/cancelled``, like ``cancel(fileID:line:function:)``,
+  /// but its record has no call site: what a call through the `Cancellable` protocol runs.
+  @_disfavoredOverload
   public func cancel() {
-    cancelContext.cancel()
+    cancelContext.cancel(error: CancelContext.defaultError, origin: .unknown)
   }
 
   /// Cancels the whole chain with `error`: every pending member is rejected with it, synchronously;
   /// every registered task is cancelled once. A second cancel changes nothing.
   ///
-  /// - Parameter error: the rejection error (``PMKError/cancelled`` by default).
-  public func cancel(error: Error = PMKError.cancelled) {
-    cancelContext.cancel(error: error)
-  }
-
-  /// PromiseKit 7's other spelling of ``cancel(error:)``.
+  /// `cancel()` cancels with ``PMKError/cancelled`` (PromiseKit 7's default for this parameter).
   ///
-  /// - Parameter error: the rejection error.
-  public func cancel(with error: Error) {
-    cancelContext.cancel(error: error)
+  /// - Parameters:
+  ///   - error: the rejection error.
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    cancelContext.cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
-  /// `CancellableWithReason`'s spelling of ``cancel(error:)``: what a token's
+  /// PromiseKit 7's other spelling of ``cancel(error:fileID:line:function:)``.
+  ///
+  /// - Parameters:
+  ///   - error: the rejection error.
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    with error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    cancelContext.cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// `CancellableWithReason`'s spelling of ``cancel(error:fileID:line:function:)``: what a token's
   /// `register(cancelable:)` calls, so the chain rejects with the token's reason (a
   /// `TimeoutError`, for instance, which `isCancelled` recognises and the default catch policy
-  /// skips).
+  /// skips). Its record has no call site (a protocol requirement cannot capture its caller); it
+  /// shows the token's path, through a link.
   ///
   /// - Parameter reason: the rejection error.
   public func cancel(dueTo reason: any Error) {
-    cancelContext.cancel(error: reason)
+    cancelContext.cancel(dueTo: reason)
   }
+
+  /// Why, when, where from and along which chains and sources the chain was cancelled (see
+  /// ``CancelContext/cancellationRecord``); `nil` while no cancel was attempted.
+  public var cancellationRecord: CancellationRecord? { cancelContext.cancellationRecord }
 
   /// Whether a cancel rejected at least one member of the chain (`false` if the chain finished
   /// first, even if `cancel()` was called afterwards).

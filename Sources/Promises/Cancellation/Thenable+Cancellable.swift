@@ -11,11 +11,32 @@ public func cancellable<U: Thenable>(_ thenable: U) -> CancellablePromise<U.T> {
   CancellablePromise(thenable)
 }
 
+/// Makes a promise or guarantee cancellable, as the first member of a new chain named `label` in
+/// cancellation records (see ``CancellableThenable/cancellationRecord``).
+///
+/// - Parameters:
+///   - thenable: the promise or guarantee.
+///   - label: the chain's name in records: `"load profile"`, say.
+/// - Returns: a cancellable promise resolved like `thenable`.
+@inlinable
+public func cancellable<U: Thenable>(_ thenable: U, label: String) -> CancellablePromise<U.T> {
+  CancellablePromise(thenable, label: label)
+}
+
 extension Thenable {
   /// PromiseKit 7's spelling of ``cancellable(_:)``.
   @inlinable
   public func cancellize() -> CancellablePromise<T> {
     CancellablePromise(self)
+  }
+
+  /// ``cancellable(_:label:)``, as a method: the first member of a new chain named `label` in
+  /// cancellation records.
+  ///
+  /// - Parameter label: the chain's name in records: `"load profile"`, say.
+  @inlinable
+  public func cancellize(label: String) -> CancellablePromise<T> {
+    CancellablePromise(self, label: label)
   }
 
   /// CancellablePromiseKit's spelling of ``cancellable(_:)``: cancelling the wrapper rejects it

@@ -232,16 +232,38 @@ public final class CancellableCascadingFinalizer: Cancellable, Sendable {
   }
 
   /// Cancels the chain with ``PMKError/cancelled``.
+  ///
+  /// - Parameters:
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
+    rest.cancel(fileID: fileID, line: line, function: function)
+  }
+
+  /// Cancels the chain with ``PMKError/cancelled``; its record has no call site (what a call
+  /// through the `Cancellable` protocol runs).
+  @_disfavoredOverload
   public func cancel() {
     rest.cancel()
   }
 
   /// Cancels the chain with `error`.
   ///
-  /// - Parameter error: the rejection error.
-  public func cancel(error: Error) {
-    rest.cancel(error: error)
+  /// - Parameters:
+  ///   - error: the rejection error.
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    rest.cancel(error: error, fileID: fileID, line: line, function: function)
   }
+
+  /// Why, when, where from and along which chains and sources the chain was cancelled; `nil`
+  /// while no cancel was attempted.
+  public var cancellationRecord: CancellationRecord? { rest.cancellationRecord }
 
   /// Whether a cancel rejected at least one member of the chain.
   public var isCancelled: Bool { rest.isCancelled }

@@ -82,9 +82,15 @@ extension CancelContext {
 extension CancellableFinalizer {
   /// Cancels the chain with `error` (PromiseKit 7's label).
   ///
-  /// - Parameter error: the rejection error.
-  public func cancel(with error: Error) {
-    cancel(error: error)
+  /// - Parameters:
+  ///   - error: the rejection error.
+  ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
+  ///   - line: the line of that call; leave the default.
+  ///   - function: the function making that call; leave the default.
+  public func cancel(
+    with error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    cancel(error: error, fileID: fileID, line: line, function: function)
   }
 
   /// The error of the first cancel, if the chain was cancelled.

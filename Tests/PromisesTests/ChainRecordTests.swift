@@ -1,0 +1,146 @@
+import Promises
+import TestSupport
+import Testing
+
+/// The cancellation record of a cancellable chain: which member's (or context's) cancel, from
+/// where, and the chain as one hop however many parts its `recover` and `ensure` stages made.
+@Suite("Cancellable promises: cancellation records")
+struct ChainRecordTests {
+  @Test func aMembersCancelRecordsItsCallSiteAndTheChainsLabel() throws {
+    let (pending, _) = Promise<Int>.pending()
+    let root = pending.cancellize(label: "load profile")
+    let member = root.map(on: nil) { $0 + 1 }
+    #expect(member.cancellationRecord == nil)
+    member.cancel(); let line = #line
+    let record = try #require(root.cancellationRecord)
+    #expect(isPMKCancelled(record.reason))
+    #expect(record.fileID.hasSuffix("ChainRecordTests.swift") && record.line == line)
+    #expect(record.function == "aMembersCancelRecordsItsCallSiteAndTheChainsLabel()")
+    #expect(record.trigger == .call)
+    #expect(record.hops == [.init(label: "load profile", arrival: .origin)])
+    #expect(member.cancellationRecord?.line == line)
+    #expect(member.cancelContext.label == "load profile")
+    #expect(record.description.contains("call of \"load profile\" (Promises"))
+  }
+
+  @Test func everySpellingOfCancelRecordsItsCallSite() throws {
+    struct Stop: Error {}
+    let context = CancelContext(label: "ctx")
+    context.cancel(error: Stop()); let contextLine = #line
+    #expect(context.cancellationRecord?.line == contextLine)
+    #expect(context.cancellationRecord?.reason is Stop)
+
+    let (pending, _) = Promise<Int>.pending()
+    let viaWith = cancellable(pending, label: "with")
+    viaWith.cancel(with: Stop()); let withLine = #line
+    #expect(viaWith.cancellationRecord?.line == withLine)
+    #expect(viaWith.cancellationRecord?.label == "with")
+
+    let viaError = CancellablePromise<Int>.pending().promise
+    viaError.cancel(error: Stop()); let errorLine = #line
+    #expect(viaError.cancellationRecord?.line == errorLine)
+    #expect(viaError.cancellationRecord?.label == nil)
+
+    let finalizer = CancellablePromise<Int>.pending().promise.catch(on: nil) { _ in }
+    finalizer.cancel(); let finalizerLine = #line
+    #expect(finalizer.cancellationRecord?.line == finalizerLine)
+  }
+
+  @Test func aCancelThroughTheProtocolHasNoCallSite() throws {
+    let member = CancellablePromise<Int>.pending().promise
+    let cancellable: any Cancellable = member
+    cancellable.cancel()
+    let record = try #require(member.cancellationRecord)
+    #expect(record.fileID.isEmpty && record.line == 0)
+    #expect(isPMKCancelled(record.reason))
+  }
+
+  @Test func theStagesAfterAnEnsureAreTheSameHop() throws {
+    let (pending, _) = Promise<Int>.pending()
+    let root = pending.cancellize(label: "job")
+    let ensured = root.ensure(on: nil) {}
+    let tail = ensured.map(on: nil) { $0 * 2 }
+    tail.cancel(); let line = #line
+    for record in [root.cancellationRecord, ensured.cancellationRecord, tail.cancellationRecord] {
+      let record = try #require(record)
+      #expect(record.hops == [.init(label: "job", arrival: .origin)])
+      #expect(record.line == line)
+    }
+    #expect(tail.cancelContext.label == "job")
+  }
+
+  @Test func aCancelOfTheChainBeforeAnEnsureIsRecordedAfterItAsOneHop() throws {
+    let (pending, _) = Promise<Int>.pending()
+    let root = pending.cancellize(label: "job")
+    let tail = root.ensure(on: nil) {}.map(on: nil) { $0 }
+    root.cancel()
+    let record = try #require(tail.cancellationRecord)
+    #expect(record.hops == [.init(label: "job", arrival: .origin)])
+  }
+
+  @Test func aCancelWaitingForACleanUpAlreadyHasItsRecord() async throws {
+    let (pending, _) = Promise<Int>.pending()
+    let root = pending.cancellize(label: "job")
+    let (cleanup, finishCleanup) = Promise<Void>.pending()
+    let ensured = root.ensureThen(on: nil) { cleanup.cancellize() }
+    ensured.cancel(); let line = #line
+    #expect(ensured.isPending, "the cancel waits for the clean-up")
+    let waiting = try #require(ensured.cancellationRecord)
+    #expect(waiting.line == line)
+    #expect(waiting.hops == [.init(label: "job", arrival: .origin)])
+    finishCleanup.fulfill(())
+    _ = await outcome(of: ensured.promise)
+    #expect(ensured.cancellationRecord?.line == line)
+  }
+
+  @Test func aRecoverBranchIsTheSameHopEitherWay() throws {
+    let (pending, _) = Promise<Int>.pending()
+    let root = pending.cancellize(label: "search")
+    let branch = root.recover(on: nil) { _ in Promise.value(0).cancellize() }
+    branch.cancel(); let line = #line
+    for record in [root.cancellationRecord, branch.cancellationRecord] {
+      let record = try #require(record)
+      #expect(record.hops == [.init(label: "search", arrival: .origin)])
+      #expect(record.line == line)
+    }
+  }
+
+  @Test func aChainABodyReturnedIsReachedThroughALink() async throws {
+    let (outerPending, outerResolver) = Promise<Int>.pending()
+    let outer = outerPending.cancellize(label: "outer")
+    let (innerPending, _) = Promise<Int>.pending()
+    let inner = innerPending.cancellize(label: "inner")
+    let started = Recorder<Int>()
+    let chained = outer.then(on: nil) { value -> CancellablePromise<Int> in
+      started.record(value)
+      return inner
+    }
+    outerResolver.fulfill(1)
+    #expect(started.values == [1])
+    chained.cancel(); let line = #line
+    let record = try #require(inner.cancellationRecord)
+    #expect(record.hops == [.init(label: "outer", arrival: .origin), .init(label: "inner", arrival: .link)])
+    #expect(record.line == line)
+    #expect(record.description.hasSuffix("→ link → \"inner\""))
+  }
+
+  @Test func aCombinatorsCancelReachesItsInputsThroughLinks() throws {
+    let a = Promise<Int>.pending().promise.cancellize(label: "a")
+    let b = Promise<Int>.pending().promise.cancellize(label: "b")
+    let both = when(fulfilled: [a, b])
+    both.cancel()
+    for (input, label) in [(a, "a"), (b, "b")] {
+      let record = try #require(input.cancellationRecord)
+      #expect(record.hops.last == .init(label: label, arrival: .link))
+      #expect(record.hops.first?.arrival == .origin)
+    }
+  }
+
+  @Test func aCombinatorOfInputsWithACleanUpShowsNoInternalHops() throws {
+    let a = Promise<Int>.pending().promise.cancellize(label: "a").ensure(on: nil) {}
+    let both = when(fulfilled: [a])
+    both.cancel()
+    let record = try #require(a.cancellationRecord)
+    #expect(record.hops == [.init(label: nil, arrival: .origin), .init(label: "a", arrival: .link)])
+  }
+}
