@@ -32,6 +32,9 @@ let package = Package(
     .trait(
       name: "GRPC",
       description: "gRPC calls under a token and server handlers with the caller's deadline (grpc-swift 2)."),
+    .trait(
+      name: "Observability",
+      description: "Cancellation records to swift-log and as span events (swift-distributed-tracing)."),
     .default(enabledTraits: []),
   ],
   dependencies: [
@@ -51,6 +54,7 @@ let package = Package(
     .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
     .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
     // Only for gRPC's tests and example: a real HTTP/2 transport on 127.0.0.1.
     .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
@@ -135,8 +139,11 @@ var integrationProducts: [Target.Dependency] {
       name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["ServiceLifecycle"])),
     .product(name: "OpenCombine", package: "OpenCombine", condition: .when(traits: ["OpenCombine"])),
     .product(
-      name: "Instrumentation", package: "swift-distributed-tracing", condition: .when(traits: ["ServiceContext"])),
+      name: "Instrumentation", package: "swift-distributed-tracing",
+      condition: .when(traits: ["ServiceContext", "Observability"])),
     .product(name: "GRPCCore", package: "grpc-swift-2", condition: .when(traits: ["GRPC"])),
+    .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Observability"])),
+    .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
   ]
 }
 
@@ -149,6 +156,8 @@ var integrationTestProducts: [Target.Dependency] {
       name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle",
       condition: .when(traits: ["ServiceLifecycle"])),
     .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport", condition: .when(traits: ["GRPC"])),
+    .product(
+      name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Observability"])),
   ]
 }
 

@@ -160,12 +160,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     case .registered(let key):
       return CancelRegistration(storage: self, key: key)
     case .runCancelled(let handler, let reason):
-      ThreadCancelLoop.withCurrent { loop in
-        let outer = loop.handlerSource
-        loop.handlerSource = Unmanaged.passUnretained(self)
-        Self.run(handler, reason: reason, from: self)
-        loop.handlerSource = outer
-      }
+      runAsHandler(handler, reason: reason)
       return .inert
     case .runClosed(let handler):
       Self.run(handler, reason: nil)
@@ -250,6 +245,19 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     guard let ended = beginCancel(reason: reason, origin: origin, cause: cause) else { return false }
     Self.finish(ended, observed: CancellationObservers.isObserving)
     return true
+  }
+
+  /// Runs `handler` of this cancelled source now, as the cancel loop would: a cancel made through
+  /// `cancel(dueTo:)` inside it is recorded as arriving from this source. Out of line: registering
+  /// on a source that was cancelled already is rare, and this would weigh on every registration.
+  @inline(never)
+  private func runAsHandler(_ handler: CancelHandler, reason: any Error) {
+    ThreadCancelLoop.withCurrent { loop in
+      let outer = loop.handlerSource
+      loop.handlerSource = Unmanaged.passUnretained(self)
+      Self.run(handler, reason: reason, from: self)
+      loop.handlerSource = outer
+    }
   }
 
   /// Cancels with `reason`, as a `cancel(dueTo:)` does (a protocol requirement, which cannot
