@@ -9,7 +9,7 @@
     /// | Key | Value |
     /// |---|---|
     /// | `cancel.reason` | the reason, as `String(describing:)` prints it |
-    /// | `cancel.trigger` | ``Trigger/description``: `call`, `deadline`, `task cancellation`, … |
+    /// | `cancel.trigger` | `Trigger.description`: `call`, `deadline`, `task cancellation`, … |
     /// | `cancel.origin` | `FILE:LINE` of the call that started it (absent when unknown) |
     /// | `cancel.function` | the function that made that call (absent when unknown) |
     /// | `cancel.path` | the labels from the origin to the source read from (absent when none) |
@@ -28,8 +28,8 @@
       return metadata
     }
 
-    /// An observer for ``setObserver(_:)`` that logs every record to `logger` at `level`: the
-    /// message is the record's one-line ``description``, the metadata ``logMetadata``.
+    /// An observer for `setObserver(_:)` that logs every record to `logger` at `level`: the
+    /// message is the record's one-line `description`, the metadata ``logMetadata``.
     ///
     /// ```swift
     /// CancellationRecord.setObserver(CancellationRecord.logging(to: Logger(label: "cancellation")))

@@ -21,7 +21,7 @@
     }
 
     /// The record as a span event named `cancelled`, at the instant of the cancel (estimated on
-    /// the wall clock, see ``date``), with ``spanAttributes``.
+    /// the wall clock, see `date`), with ``spanAttributes``.
     public var spanEvent: SpanEvent {
       SpanEvent(name: "cancelled", at: CancelInstant(date: date), attributes: spanAttributes)
     }
@@ -47,7 +47,7 @@
       return true
     }
 
-    /// An observer for ``setObserver(_:)`` that adds every record as a span event (see
+    /// An observer for `setObserver(_:)` that adds every record as a span event (see
     /// ``addSpanEvent(toSpanActiveIn:tracer:)``) to the span active where the cancel runs: in the
     /// task that cancelled, the span of the code that called `cancel`. A cancel that starts outside
     /// any task with a span (a deadline's timer, a thread of your own) adds nothing.
