@@ -113,6 +113,31 @@ struct CombinatorTests {
     #expect(time.pendingCount == 0)
   }
 
+  /// What `after` sets off when it resolves (here a `race` rejected through it, which cancels its
+  /// other inputs) is done before the handlers after it run: `after` resolves outside any cancel,
+  /// whose handlers would defer the cancels they start (PromiseKit 7's `TimeoutTests.testReset`
+  /// and `testDoubleTimeout` failed about half the time on that).
+  @Test func whatAfterSetsOffIsDoneBeforeTheNextHandlerRuns() {
+    let time = ManualDeadlineScheduler()
+    let slow = after(.seconds(5), scheduler: time).cancellize()
+    let (deadline, resolver) = Promise<Void>.pending()
+    after(.milliseconds(10), scheduler: time).done(on: nil) { resolver.reject(PMKError.timedOut) }
+    let seen = Recorder<Bool>()
+    race(slow, deadline.cancellize()).catch(on: nil, policy: .allErrors) { _ in seen.record(slow.isCancelled) }
+    time.advance(by: .milliseconds(10))
+    #expect(seen.values == [true], "the race's other input was cancelled before its catch ran")
+    #expect(time.pendingCount == 0, "cancelling the slow input stopped its timer")
+  }
+
+  @Test func aCancelledAfterStopsItsTimerAndNeverResolves() {
+    let time = ManualDeadlineScheduler()
+    let guarantee = cancellable(after(.seconds(5), scheduler: time))
+    guarantee.cancel()
+    #expect(time.pendingCount == 0)
+    time.advance(by: .seconds(5))
+    #expect(guarantee.isCancelled)
+  }
+
   @Test func afterSecondsAndDispatchIntervalResolve() async {
     let fired = await outcome(of: after(seconds: 0.001))
     #expect((try? fired.get()) != nil)

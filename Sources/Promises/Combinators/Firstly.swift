@@ -60,23 +60,32 @@ public func after(_ interval: DispatchTimeInterval) -> Guarantee<Void> {
 /// A guarantee resolved after `delay` as measured by `scheduler` (tests pass the core's
 /// `ManualDeadlineScheduler` and never sleep).
 ///
-/// The timer is a core deadline: `cancellable(after(...))` cancelled stops it and releases it.
+/// `cancellable(after(...))` cancelled stops the timer and releases it; the guarantee then never
+/// resolves.
+///
+/// The guarantee resolves on the scheduler's thread, outside any cancel: what it sets off (a
+/// `race` rejected by a `timeout`, which cancels its other inputs) is done before the handlers
+/// after it run, as it would be from any other thread. (Resolved from a cancel handler, as a core
+/// deadline would, the cancels it started would wait until that handler returned.)
 ///
 /// - Parameters:
 ///   - delay: the delay.
 ///   - scheduler: where the timer comes from.
 /// - Returns: a guarantee resolved after the delay.
 public func after(_ delay: Duration, scheduler: some DeadlineScheduler) -> Guarantee<Void> {
+  // Ends once: closed by the guarantee's task when cancelled (nothing resolves), or cancelled
+  // when the timer fires (the guarantee resolves). Either way it stops and lets go of the timer.
   let timer = CancelSource()
   let guarantee = Guarantee<Void>(task: AfterTimerTask(timer: timer))
-  timer.signal.onCancel { (reason: any Error) in
-    if reason is TimeoutError { guarantee.settle(()) }
+  let scheduled = scheduler.schedule(after: delay) {
+    if timer.signal.storage.cancelWithDefaultReason() { guarantee.settle(()) }
   }
-  timer.cancel(after: delay, scheduler: scheduler)
+  timer.signal.onComplete { _ in scheduled.cancel() }
   return guarantee
 }
 
-/// The timer behind `after`: cancelling it closes the core source, which stops the deadline.
+/// The timer behind `after`: cancelling it closes the core source, which stops the scheduled
+/// resolution.
 struct AfterTimerTask: CancellableTask {
   let timer: CancelSource
 
