@@ -2,6 +2,7 @@
 // once per process: CancellationObserverTests runs this program as a child process and expects
 // its last line to be "observer checks passed". Each failed check prints a line and exits 1.
 import Foundation
+import Promises
 import TestSupport
 import Tokens
 
@@ -60,6 +61,16 @@ check(chain.allSatisfy(\.isCancellationRequested), "the observer's cancels all h
 check(
   seen.values.count - before == chain.count, "one record per request of the chain (got \(seen.values.count - before))")
 check(seen.values.last?.label == "chain-\(chain.count - 1)", "in order")
+
+// 5. A chain is reported once, however many sources its clean-ups and recover branches add.
+before = seen.values.count
+let (pending, _) = Promises.Promise<Int>.pending()
+let job = pending.cancellize(label: "job").ensure(on: nil) {}.ensure(on: nil) {}.recover(on: nil) { _ in
+  Promises.Promise.value(0).cancellize()
+}.ensure(on: nil) {}
+job.cancel()
+let chainRecords = seen.values.dropFirst(before).map(\.path)
+check(chainRecords == [["job"]], "one record for the chain's cancel (got \(chainRecords))")
 
 print(failures == 0 ? "observer checks passed" : "\(failures) observer checks failed")
 exit(failures == 0 ? 0 : 1)

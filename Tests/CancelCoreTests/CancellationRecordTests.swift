@@ -53,6 +53,19 @@ struct CancellationRecordTests {
     #expect(!record.description.contains(".swift:"))
   }
 
+  @Test func theDescriptionStaysOneLineWhateverTheLabelsAndTheReasonHold() throws {
+    struct Multiline: Error, CustomStringConvertible { var description: String { "first\nsecond" } }
+    let parent = CancelSource(label: "evil\nINFO fake line")
+    let child = CancelSource(linkedTo: [parent.signal], label: "q\"uote")
+    parent.cancel(reason: Multiline())
+    let text = try #require(child.cancellationRecord).description
+    let lines = text.split(whereSeparator: \.isNewline)
+    #expect(lines.count == 1, "\(text)")
+    #expect(text.contains(#"by first\nsecond at"#))
+    #expect(text.contains(#""evil\nINFO fake line""#))
+    #expect(text.hasSuffix(#"→ link → "q\"uote""#))
+  }
+
   @Test func theRecordNeverChangesAfterTheFirstCancel() throws {
     let source = CancelSource()
     source.cancel(reason: Reason(value: 1)); let line = #line

@@ -136,6 +136,75 @@ struct ChainRecordTests {
     }
   }
 
+  @Test func aRacesCancelReachesEveryInputThroughALinkWithItsCallSite() throws {
+    let inputs = ["a", "b", "c"].map { Promise<Int>.pending().promise.cancellize(label: $0) }
+    race(inputs).cancel(); let line = #line
+    for (input, label) in zip(inputs, ["a", "b", "c"]) {
+      let record = try #require(input.cancellationRecord)
+      #expect(record.hops == [.init(label: nil, arrival: .origin), .init(label: label, arrival: .link)])
+      #expect(record.line == line)
+    }
+    let auto = ["x", "y"].map { Promise<Int>.pending().promise.cancellize(label: $0) }
+    when(fulfilled: auto, autoCancel: true).cancel(); let autoLine = #line
+    #expect(auto.allSatisfy { $0.cancellationRecord?.line == autoLine && $0.cancellationRecord?.hops.count == 2 })
+  }
+
+  @Test func aRejectingRaceInputCancelsTheOthersWithoutACallSite() throws {
+    struct Lost: Error {}
+    let (first, firstResolver) = Promise<Int>.pending()
+    let other = Promise<Int>.pending().promise.cancellize(label: "other")
+    _ = race([first.cancellize(label: "first"), other])
+    firstResolver.reject(Lost())
+    let record = try #require(other.cancellationRecord)
+    #expect(isPMKCancelled(record.reason))
+    #expect(record.hops == [.init(label: "other", arrival: .origin)] && record.fileID.isEmpty)
+  }
+
+  /// A cancel racing the fulfilment of the root, with a recover and a clean-up after it: whichever
+  /// wins, a record of the last stage names the cancel's call site (the held cancel let through
+  /// after the clean-up arrives through a link).
+  @Test func aCancelRacingAFulfilKeepsItsCallSiteAfterACleanUp() {
+    final class Probe: Sendable {
+      let root: CancellablePromise<Int>
+      let resolver: Resolver<Int>
+      let last: CancellablePromise<Int>
+      init() {
+        let (pending, resolver) = Promise<Int>.pending()
+        root = pending.cancellize(label: "s")
+        self.resolver = resolver
+        let (cleanup, finishCleanup) = Promise<Void>.pending()
+        last = root.recover(on: nil) { _ in Promise.value(5).cancellize() }
+          .ensureThen(on: nil) { cleanup.cancellize() }.map(on: nil) { $0 }
+        finishCleanup.fulfill(())
+      }
+    }
+    let line = Locked(0)
+    race(iterations: Stress.iterations(2_000)) {
+      Probe()
+    } _: { probe in
+      probe.resolver.fulfill(1)
+    } _: { probe in
+      probe.root.cancel(); line.withLock { $0 = #line }
+    } check: { probe in
+      if let record = probe.last.cancellationRecord {
+        #expect(record.line == line.withLock { $0 }, "\(record)")
+        #expect(record.path == ["s"])
+      }
+    }
+  }
+
+  @Test func aReferenceToCancelErrorStillCompilesAndCancels() throws {
+    struct Stop: Error {}
+    let member = Promise<Int>.pending().promise.cancellize()
+    let stop: (any Error) -> Void = member.cancel(error:)
+    stop(Stop())
+    #expect(member.cancellationRecord?.reason is Stop)
+    let context = CancelContext()
+    let stopContext = context.cancel(with:)
+    stopContext(Stop())
+    #expect(context.cancellationRecord?.fileID == "", "a reference passes no call site")
+  }
+
   @Test func aCombinatorOfInputsWithACleanUpShowsNoInternalHops() throws {
     let a = Promise<Int>.pending().promise.cancellize(label: "a").ensure(on: nil) {}
     let both = when(fulfilled: [a])

@@ -2,6 +2,9 @@ extension CancelStorage {
   /// The label this source was created with, if any.
   package var label: String? { lock.withLock { machine.label } }
 
+  /// Whether this source is a part of a larger object (see ``init(partOf:)``).
+  var isPart: Bool { lock.withLock { machine.whole != nil } }
+
   /// The record of this source's cancel, built now from the facts the first cancel fixed; `nil`
   /// while the source is not cancelled.
   ///

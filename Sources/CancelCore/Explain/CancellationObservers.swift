@@ -8,9 +8,11 @@ enum CancellationObservers {
   /// Whether an observer was set: one atomic load.
   @inline(__always) static var isObserving: Bool { observerSlot.isSet.isRaised }
 
-  /// Builds `source`'s record and hands it to the observer (nothing if none is set).
+  /// Builds `source`'s record and hands it to the observer (nothing if none is set). A part of a
+  /// larger object (see `CancelStorage.init(partOf:)`) is not reported on its own: records show
+  /// the object as one hop, and its main source reports the cancel once.
   static func notify(_ source: CancelStorage) {
-    guard let observer = observerSlot.observer, let record = source.cancellationRecord else { return }
+    guard let observer = observerSlot.observer, !source.isPart, let record = source.cancellationRecord else { return }
     observer(record)
   }
 }

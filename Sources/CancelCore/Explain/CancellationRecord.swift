@@ -31,7 +31,8 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
     /// An integration cancelled it on an event of its own; the value names it (`"NIO"`, say).
     case integration(String)
 
-    /// One word for people: "call", "deadline", "task", "shutdown", or the integration's name.
+    /// A few words for people: "call", "deadline", "task cancellation", "graceful shutdown", or the
+    /// integration's name.
     public var description: String {
       switch self {
       case .call: return "call"
@@ -117,7 +118,7 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
   /// `cancelled by TimeoutError(timed out after 5 s) at 12:00:03.250 — deadline of "GET /users"
   /// (UserService.swift:42 in fetch()) → link → "db query"`.
   public var description: String {
-    var text = "cancelled by \(reason) at \(Self.timeOfDay(date)) — \(trigger)"
+    var text = "cancelled by \(Self.oneLine("\(reason)")) at \(Self.timeOfDay(date)) — \(trigger)"
     var rest = hops[...]
     if let first = rest.popFirst(), let label = first.label { text += " of \(Self.quoted(label))" }
     if !fileID.isEmpty { text += " (\(fileID):\(line)\(function.isEmpty ? "" : " in \(function)"))" }
@@ -131,7 +132,15 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
   /// The ``description``.
   public var debugDescription: String { "CancellationRecord(\(description))" }
 
-  private static func quoted(_ label: String) -> String { "\"\(label)\"" }
+  /// `label` in quotes, with quotes, backslashes and line breaks escaped as in Swift source, so
+  /// the description stays one line whatever the label holds.
+  private static func quoted(_ label: String) -> String { String(reflecting: label) }
+
+  /// `text` with its line breaks written as `\n` (and `\r`), so the description stays one line.
+  private static func oneLine(_ text: String) -> String {
+    guard text.contains(where: \.isNewline) else { return text }
+    return text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+  }
 
   /// "HH:mm:ss.SSS" in the local time zone.
   private static func timeOfDay(_ date: Date) -> String {

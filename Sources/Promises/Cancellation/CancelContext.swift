@@ -274,7 +274,12 @@ public final class CancelContext: CancellableWithReason, Sendable {
     return { result in
       let chain = ChainState(source: source)
       if let hold {
-        if let reason = upstreamSource.reason ?? upstreamHold?.reason { _ = hold.cancel(reason: reason) }
+        // Through a link from the chain before the clean-up, for the record (see `cancellationRecord`).
+        if let reason = upstreamSource.reason {
+          _ = hold.cancel(reason: reason, cause: .link(upstreamSource))
+        } else if let upstreamHold, let reason = upstreamHold.reason {
+          _ = hold.cancel(reason: reason, cause: .link(upstreamHold))
+        }
         _ = source.link(to: hold)
         if let reason = hold.reason ?? upstreamSource.reason ?? upstreamHold?.reason {
           chain.reject(promise, cancelledWith: reason)
@@ -394,6 +399,23 @@ public final class CancelContext: CancellableWithReason, Sendable {
     error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
     cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// `cancel(error:)` as a function value (`let stop = chain.cancel(error:)`): a reference cannot
+  /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
+  ///
+  /// - Parameter error: the rejection error.
+  @_disfavoredOverload
+  public func cancel(error: Error) {
+    cancel(error: error, origin: .unknown)
+  }
+
+  /// `cancel(with:)` as a function value; its record has no call site (see ``cancel(error:)``).
+  ///
+  /// - Parameter error: the rejection error.
+  @_disfavoredOverload
+  public func cancel(with error: Error) {
+    cancel(error: error, origin: .unknown)
   }
 
   /// Cancels the chain with `error`, recording `origin` as where the cancel was asked for.

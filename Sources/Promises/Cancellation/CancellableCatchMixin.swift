@@ -256,6 +256,15 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
     cancelContext.cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
+  /// `cancel(error:)` as a function value (`let stop = chain.cancel(error:)`): a reference cannot
+  /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
+  ///
+  /// - Parameter error: the rejection error.
+  @_disfavoredOverload
+  public func cancel(error: Error) {
+    cancelContext.cancel(error: error, origin: .unknown)
+  }
+
   /// Cancels the chain with `reason` (`CancellableWithReason`; the same as
   /// ``cancel(error:fileID:line:function:)``, with no call site in its record).
   ///

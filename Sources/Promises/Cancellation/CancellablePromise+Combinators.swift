@@ -100,9 +100,12 @@ struct PendingInputs<T: Sendable>: Sendable {
   /// chain was cancelled (so every input of a cancelled combination gets the one cancel error),
   /// else with ``PMKError/cancelled``.
   func cancel(withReasonOf result: ChainState) {
-    let reason = result.cancelReason ?? CancelContext.defaultError
+    // Cancelled: the inputs' records show the result's chain, through a link, as a link to it
+    // would have (whichever of the two reaches an input first).
+    let cancelled = result.cancelReason
+    let reason = cancelled ?? CancelContext.defaultError
     for input in inputs where input.promise.value?.isPending ?? false {
-      input.chain.cancel(error: reason)
+      input.chain.cancel(error: reason, from: cancelled == nil ? nil : result)
     }
   }
 }

@@ -60,6 +60,23 @@ extension CancellableThenable {
     cancelContext.cancel(error: error, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
+  /// `cancel(error:)` as a function value (`let stop = chain.cancel(error:)`): a reference cannot
+  /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
+  ///
+  /// - Parameter error: the rejection error.
+  @_disfavoredOverload
+  public func cancel(error: Error) {
+    cancelContext.cancel(error: error, origin: .unknown)
+  }
+
+  /// `cancel(with:)` as a function value; its record has no call site (see ``cancel(error:)``).
+  ///
+  /// - Parameter error: the rejection error.
+  @_disfavoredOverload
+  public func cancel(with error: Error) {
+    cancelContext.cancel(error: error, origin: .unknown)
+  }
+
   /// PromiseKit 7's other spelling of ``cancel(error:fileID:line:function:)``.
   ///
   /// - Parameters:

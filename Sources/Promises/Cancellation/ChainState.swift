@@ -33,9 +33,10 @@ struct ChainState: Sendable {
   /// Whether the chain was cancelled with the error `error` identifies (that very error object).
   @inlinable func isCancelled(by error: ErrorIdentity) -> Bool { source.isCancelled(by: error) }
 
-  /// Cancels the chain with `error` (the first error wins).
-  func cancel(error: any Error) {
-    _ = source.cancel(reason: error)
+  /// Cancels the chain with `error` (the first error wins). `from` is the chain whose cancel
+  /// started this one, if one did: its record then shows this chain reached through a link.
+  func cancel(error: any Error, from: ChainState? = nil) {
+    _ = source.cancel(reason: error, cause: from.map { .link($0.source) } ?? .call)
   }
 
   /// Settles `promise` (a member of this chain) with `result`, or with the cancel error if this
