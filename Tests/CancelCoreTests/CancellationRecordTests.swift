@@ -66,6 +66,14 @@ struct CancellationRecordTests {
     #expect(text.hasSuffix(#"→ link → "q\"uote""#))
   }
 
+  @Test func oneRecordValueAlwaysGivesTheSameDate() throws {
+    let source = CancelSource()
+    source.cancel()
+    let record = try #require(source.cancellationRecord)
+    let first = record.date
+    #expect((0..<1_000).allSatisfy { _ in record.date == first && record.description == record.description })
+  }
+
   @Test func theRecordNeverChangesAfterTheFirstCancel() throws {
     let source = CancelSource()
     source.cancel(reason: Reason(value: 1)); let line = #line

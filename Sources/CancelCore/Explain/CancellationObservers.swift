@@ -58,7 +58,7 @@ extension CancellationRecord {
   /// There is one observer per process, set once, as early as you like (at start-up): an app, a
   /// server or a test binary decides, not a library. To send records to several places, have it
   /// fan out. The Adapters module's `Observability` trait offers swift-log and
-  /// swift-distributed-tracing forms of the record for the observer to send.
+  /// swift-distributed-tracing forms of the record, and observers that send them.
   ///
   /// The observer must not block: every cancel in the process waits for it. It may cancel (what
   /// it cancels is done after it returns), and it may read any source.

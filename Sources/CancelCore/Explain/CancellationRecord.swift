@@ -3,9 +3,9 @@ import Foundation
 /// Why, when, where from and along which links a source was cancelled.
 ///
 /// Read it from a cancelled ``CancelSignal`` or ``CancelSource`` (``CancelSignal/cancellationRecord``),
-/// or from any facade's token, request, chain or future. It is built on demand from what the
-/// first cancel fixed, so it never changes after that cancel, and sources that are never
-/// cancelled pay nothing for it.
+/// or from a token, a request or a cancellable promise chain (futures have none yet). It is built
+/// on demand from what the first cancel fixed, so it never changes after that cancel (but for
+/// ``date``, an estimate), and sources that are never cancelled pay nothing for it.
 ///
 /// ```swift
 /// let request = CancelSource(label: "GET /users")
@@ -13,7 +13,7 @@ import Foundation
 /// request.cancel(reason: TimeoutError(timeout: .seconds(5)))
 /// print(query.signal.cancellationRecord!)
 /// // cancelled by TimeoutError(timed out after 5 s) at 12:00:03.250 — call of "GET /users"
-/// // (UserService.swift:42 in fetch()) → link → "db query"
+/// // (App/UserService.swift:42 in fetch()) → link → "db query"
 /// ```
 ///
 /// How to read one: `docs/explaining-cancellation.md`.
@@ -95,8 +95,14 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
   /// Whether the cancel started at the source read from (no link or join in between).
   public var isDirect: Bool { hops.count == 1 }
 
-  /// The wall-clock time of ``instant``, estimated now from the two clocks.
-  public var date: Date {
+  /// The wall-clock time of ``instant``, estimated from the two clocks when this record was built
+  /// (read), so one record value always gives the same date. Two reads of the same source's record
+  /// can differ by the microseconds between the two clock readings, or by a change of the wall
+  /// clock between them: compare ``instant``, which never changes.
+  public let date: Date
+
+  /// ``date`` for `instant`, estimated now.
+  private static func estimatedDate(of instant: ContinuousClock.Instant) -> Date {
     let elapsed = ContinuousClock.now - instant
     let (seconds, attoseconds) = elapsed.components
     return Date(timeIntervalSinceNow: -(Double(seconds) + Double(attoseconds) / 1e18))
@@ -107,6 +113,7 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
   ) {
     self.reason = reason
     self.instant = instant
+    date = Self.estimatedDate(of: instant)
     fileID = origin.fileID
     line = origin.isKnown ? Int(origin.line) : 0
     function = origin.functionName
@@ -116,7 +123,7 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
 
   /// One line: the reason, the time of day, what started it and where, then the path, e.g.
   /// `cancelled by TimeoutError(timed out after 5 s) at 12:00:03.250 — deadline of "GET /users"
-  /// (UserService.swift:42 in fetch()) → link → "db query"`.
+  /// (App/UserService.swift:42 in fetch()) → link → "db query"`.
   public var description: String {
     var text = "cancelled by \(Self.oneLine("\(reason)")) at \(Self.timeOfDay(date)) — \(trigger)"
     var rest = hops[...]
