@@ -72,5 +72,15 @@ job.cancel()
 let chainRecords = seen.values.dropFirst(before).map(\.path)
 check(chainRecords == [["job"]], "one record for the chain's cancel (got \(chainRecords))")
 
+// 6. The deadline of `withCancellationDeadline` names the caller, not the library.
+before = seen.values.count
+_ = try? await withCancellationDeadline(after: .milliseconds(1)) { try await Task.sleep(for: .seconds(60)) }
+let deadlineLine = #line - 1
+let deadlineRecord = seen.values.dropFirst(before).first
+check(
+  deadlineRecord?.trigger == .deadline && deadlineRecord?.line == deadlineLine
+    && deadlineRecord?.fileID.hasSuffix("ObserverCheck/main.swift") == true,
+  "the deadline's record names the call of withCancellationDeadline (got \(String(describing: deadlineRecord)))")
+
 print(failures == 0 ? "observer checks passed" : "\(failures) observer checks failed")
 exit(failures == 0 ? 0 : 1)

@@ -23,6 +23,10 @@
 ///   - scheduler: measures the time left; ``DispatchDeadlineScheduler`` by default. Tests pass a
 ///     ``ManualDeadlineScheduler``.
 ///   - isolation: the actor the operation runs on; the caller's, by default.
+///   - fileID: where this is called from, for the cancellation record of the deadline; leave the
+///     default.
+///   - line: the line of that call; leave the default.
+///   - function: the function making that call; leave the default.
 ///   - operation: the work.
 /// - Returns: what `operation` returns.
 /// - Throws: a ``TimeoutError`` if the deadline passed and `operation` then threw; otherwise what
@@ -31,20 +35,28 @@ public func withCancellationDeadline<T>(
   _ deadline: ContinuousClock.Instant,
   scheduler: some DeadlineScheduler = .dispatch,
   isolation: isolated (any Actor)? = #isolation,
+  fileID: StaticString = #fileID,
+  line: Int = #line,
+  function: StaticString = #function,
   operation: () async throws -> T
 ) async throws -> T {
-  try await withCancellation(
-    by: CancelSource(deadline: deadline, scheduler: scheduler), isolation: isolation, operation: operation)
+  let source = CancelSource(
+    deadline: deadline, scheduler: scheduler, fileID: fileID, line: line, function: function)
+  return try await withCancellation(by: source, isolation: isolation, operation: operation)
 }
 
 /// Runs `operation` in a child task, and cancels that task when `timeout` has passed; the call then
 /// throws a ``TimeoutError``. The relative form of
-/// ``withCancellationDeadline(_:scheduler:isolation:operation:)``; same rules.
+/// ``withCancellationDeadline(_:scheduler:isolation:fileID:line:function:operation:)``; same rules.
 ///
 /// - Parameters:
 ///   - timeout: how long the operation may run.
 ///   - scheduler: measures the time; ``DispatchDeadlineScheduler`` by default.
 ///   - isolation: the actor the operation runs on; the caller's, by default.
+///   - fileID: where this is called from, for the cancellation record of the deadline; leave the
+///     default.
+///   - line: the line of that call; leave the default.
+///   - function: the function making that call; leave the default.
 ///   - operation: the work.
 /// - Returns: what `operation` returns.
 /// - Throws: a ``TimeoutError`` if the time ran out and `operation` then threw; otherwise what
@@ -53,10 +65,14 @@ public func withCancellationDeadline<T>(
   after timeout: Duration,
   scheduler: some DeadlineScheduler = .dispatch,
   isolation: isolated (any Actor)? = #isolation,
+  fileID: StaticString = #fileID,
+  line: Int = #line,
+  function: StaticString = #function,
   operation: () async throws -> T
 ) async throws -> T {
-  try await withCancellation(
-    by: CancelSource(timeout: timeout, scheduler: scheduler), isolation: isolation, operation: operation)
+  let source = CancelSource(
+    timeout: timeout, scheduler: scheduler, fileID: fileID, line: line, function: function)
+  return try await withCancellation(by: source, isolation: isolation, operation: operation)
 }
 
 /// Runs `operation` while `deadlineSource`'s cancellation cancels its task, then closes the source
