@@ -94,7 +94,7 @@ let package = Package(
     // Sets the process's one cancellation observer and checks what it receives, run by
     // CancellationObserverTests as a child process (an observer set in the test process would
     // watch every other test's cancels); not a product.
-    .executableTarget(name: "ObserverCheck", dependencies: ["Tokens", "Promises", "TestSupport"]),
+    .executableTarget(name: "ObserverCheck", dependencies: ["Tokens", "Promises", "Futures", "TestSupport"]),
 
     // Shared test helpers (race harness, iteration scaling); not a product.
     .target(

@@ -66,7 +66,7 @@ enum IsolatedBlock {
     let promise = Promise<S>()
     Task {
       do {
-        promise.complete(try await work())
+        promise.tryComplete(try await work(), cancelledBy: .block, origin: .unknown)
       } catch {
         promise.completeWithFail(error)
       }

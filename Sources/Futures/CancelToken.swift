@@ -1,6 +1,6 @@
 /// Asks for the cancellation of one ``Future``: get one with ``Future/getCancelToken()``.
 ///
-/// A token requests at most once: only its first ``cancel(_:)`` does anything. The request goes
+/// A token requests at most once: only its first ``cancel(_:fileID:line:function:)`` does anything. The request goes
 /// to the future's producer, or up the chain it was derived from (see the "Cancellation trees"
 /// article). It conforms to the core's `Cancellable` (the `Cancelable` of the token spelling),
 /// so anything that cancels a `Cancellable` can request it; as a `CancellableHandle`, a token
@@ -27,18 +27,39 @@ public final class CancelToken: OnceFlagHost, CancellableHandle, @unchecked Send
   /// returns, before the outermost request returns: handlers that request each other run one
   /// after the other, in constant stack.
   ///
-  /// - Parameter options: how the request travels; none by default.
-  public func cancel(_ options: CancellationOptions = []) {
+  /// The call site is kept for the ``Future/cancellationRecord`` of every future the request
+  /// ends.
+  ///
+  /// - Parameters:
+  ///   - options: how the request travels; none by default.
+  ///   - fileID: the caller's file, for the record; leave the default.
+  ///   - line: the caller's line, for the record; leave the default.
+  ///   - function: the caller's function, for the record; leave the default.
+  public func cancel(
+    _ options: CancellationOptions = [], fileID: StaticString = #fileID, line: Int = #line,
+    function: StaticString = #function
+  ) {
     guard onceFlag.take() else { return }  // each token requests at most once
-    target.requestCancel(options)
+    target.requestCancel(options, origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
-  /// Requests cancellation with no options. The same as `cancel([])`.
+  /// Requests cancellation, once, recording `origin` as the call that did (`.unknown` for the
+  /// package's bridges, whose call site is not the user's); `byTask`: because a task awaiting the
+  /// future was cancelled.
+  package func cancel(_ options: CancellationOptions, origin: CancelOrigin, byTask: Bool = false) {
+    guard onceFlag.take() else { return }
+    target.requestCancel(options, origin: origin, byTask: byTask)
+  }
+
+  /// Requests cancellation with no options, recording no call site: the `Cancellable`
+  /// requirement, for code that holds the token as a `Cancellable`. A direct `token.cancel()` calls
+  /// ``cancel(_:fileID:line:function:)``, which records its caller.
+  @_disfavoredOverload
   public func cancel() {
-    cancel([])
+    cancel([], origin: .unknown)
   }
 
-  /// Whether ``cancel(_:)`` would still do something: this token has not requested yet and the
+  /// Whether ``cancel(_:fileID:line:function:)`` would still do something: this token has not requested yet and the
   /// future has not completed.
   public var cancelCanBeRequested: Bool { !onceFlag.isTaken && !target.isCompleted }
 

@@ -33,7 +33,7 @@ extension Future {
       }
     }
     addRequestHandler(
-      RequestHandler(executor: .immediate) { _ in
+      RequestHandler(executor: .immediate) { _, _ in
         timer?.cancel()
         return .result(.cancelled)
       })

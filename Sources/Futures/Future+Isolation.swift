@@ -242,10 +242,10 @@ extension Promise {
     guard let runner = executor.executor(for: handler.isolation) else {
       let future = self.future
       future.addRequestHandler(
-        RequestHandler(executor: .immediate) { options in
+        RequestHandler(executor: .immediate) { options, _ in
           Task {
             if case .complete(let completion) = await handler(options) {
-              future.apply(completion.erased, claim: false, detachUpstream: true)
+              future.applyRequestAnswer(completion.erased, facts: nil)
             }
           }
           return nil

@@ -97,6 +97,32 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
     return result.successValue(as: T.self)
   }
 
+  /// The record of this future's cancel: where the request that led to it was made, whether it
+  /// was forwarded, which future's producer (or option, or block) ended it and how, and the
+  /// futures that passed the cancel on to this one; `nil` unless the future completed
+  /// ``FutureResult/cancelled``.
+  ///
+  /// It is built on demand, and never changes once the future is cancelled (its ``CancellationRecord/reason`` is
+  /// `CancellationError()`, unless a token's cancel reached the future through a bridge: then the
+  /// record starts with that token's). A future cancelled because the future it waited on was
+  /// keeps a reference to that future for it. How to read one: `docs/explaining-cancellation.md`.
+  public final var cancellationRecord: CancellationRecord? { cancelRecord }
+
+  /// The label given with ``Promise/init(label:)`` or ``labelled(_:)``, if any: records name
+  /// the future by it.
+  public final var label: String? { recordLabel }
+
+  /// Gives this future a label, which its records and the records of the futures its cancel
+  /// reaches name it by (`"thumbnail"`, `"GET /users"`); a later call replaces it.
+  ///
+  /// - Parameter label: the label.
+  /// - Returns: this future, to chain where it is made: `download().labelled("download")`.
+  @discardableResult
+  public final func labelled(_ label: String) -> Self {
+    setRecordLabel(label)
+    return self
+  }
+
   /// The error, if the future failed.
   public final var error: (any Error)? {
     if case .fail(let error)? = erasedResult { return error }

@@ -4,14 +4,14 @@
 ///   otherwise ends like the first input that failed or was cancelled, at that moment.
 /// - ``resultsFuture`` completes with every input's result once all inputs completed.
 ///
-/// A cancel request on either future, or ``cancel(_:)``, is forwarded to every input that is
+/// A cancel request on either future, or ``cancel(_:fileID:line:function:)``, is forwarded to every input that is
 /// still pending, as the input's own token would send it (FutureKit's batch cancellation): the
 /// batch is the one consumer that asks for all of them. An input given more than once counts
 /// once.
 public final class FutureBatchOf<T: Sendable>: OnceFlagHost, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the only variable is the storage of the core's atomic
   // `OnceFlag`, reached only through `onceFlag` after `init`; every other field is immutable.
-  /// The storage of `onceFlag`, taken by the first ``cancel(_:)``, as a token's. It must stay the
+  /// The storage of `onceFlag`, taken by the first ``cancel(_:fileID:line:function:)``, as a token's. It must stay the
   /// first stored property (see `OnceFlagHost`).
   @exclusivity(unchecked) private var onceStorage = OnceFlagStorage()
   /// The inputs, in order.
@@ -37,7 +37,7 @@ public final class FutureBatchOf<T: Sendable>: OnceFlagHost, @unchecked Sendable
       count: inputs.count,
       onFirst: { failed in
         if let failed {
-          future.settle(inputs[failed].nonSuccessResult, detachUpstream: false)
+          future.settle(passingOn: inputs[failed])
         } else {
           future.settle(.success(futures.map { $0.value! }), detachUpstream: false)
         }
@@ -62,9 +62,20 @@ public final class FutureBatchOf<T: Sendable>: OnceFlagHost, @unchecked Sendable
   /// would. Like a token, a batch requests at most once: only its first `cancel` does anything
   /// (so a request handler of an input may cancel the batch without sending its inputs a second
   /// round of requests).
-  public func cancel(_ options: CancellationOptions = []) {
+  ///
+  /// - Parameters:
+  ///   - options: how the requests travel; none by default.
+  ///   - fileID: the caller's file, for the records of the futures the requests end; leave the
+  ///     default.
+  ///   - line: the caller's line, for those records; leave the default.
+  ///   - function: the caller's function, for those records; leave the default.
+  public func cancel(
+    _ options: CancellationOptions = [], fileID: StaticString = #fileID, line: Int = #line,
+    function: StaticString = #function
+  ) {
     guard onceFlag.take() else { return }
-    for input in subFutures { input.requestCancel(options) }
+    let origin = CancelOrigin(fileID: fileID, line: line, function: function)
+    for input in subFutures { input.requestCancel(options, origin: origin) }
   }
 }
 
@@ -88,9 +99,18 @@ public final class FutureBatch: Sendable {
   public var resultsFuture: Future<[FutureResult<any Sendable>]> { batch.resultsFuture }
 
   /// Requests cancellation of every input that is still pending, at most once (see
-  /// ``FutureBatchOf/cancel(_:)``).
-  public func cancel(_ options: CancellationOptions = []) {
-    batch.cancel(options)
+  /// ``FutureBatchOf/cancel(_:fileID:line:function:)``).
+  ///
+  /// - Parameters:
+  ///   - options: how the requests travel; none by default.
+  ///   - fileID: the caller's file, for the records; leave the default.
+  ///   - line: the caller's line, for the records; leave the default.
+  ///   - function: the caller's function, for the records; leave the default.
+  public func cancel(
+    _ options: CancellationOptions = [], fileID: StaticString = #fileID, line: Int = #line,
+    function: StaticString = #function
+  ) {
+    batch.cancel(options, fileID: fileID, line: line, function: function)
   }
 }
 

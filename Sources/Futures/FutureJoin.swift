@@ -59,7 +59,7 @@ func joinFutures<R: Sendable>(_ inputs: [_FutureCore], values: @escaping @Sendab
     if let failed {
       // Stay on the other inputs until they complete: a request being forwarded to all of them
       // right now (the one that just cancelled this input) must still reach the rest.
-      output.settle(inputs[failed].nonSuccessResult, detachUpstream: false)
+      output.settle(passingOn: inputs[failed])
     } else {
       output.settle(.success(values()), detachUpstream: false)
     }

@@ -60,7 +60,7 @@ public enum Completion<T: Sendable>: Sendable {
 /// A producer's answer to a cancel request (see ``Promise/onRequestCancel(_:handler:)-(Executor,_)``).
 public enum CancelRequestResponse<T: Sendable>: Sendable {
   /// Keep going: the producer will complete the future later (for example with
-  /// ``Promise/completeWithCancel()`` once its work has stopped).
+  /// ``Promise/completeWithCancel(fileID:line:function:)`` once its work has stopped).
   case `continue`
   /// Complete the future now with this completion. It is applied even if the ``Promise`` object
   /// has been released meanwhile; if the future already completed, it changes nothing.

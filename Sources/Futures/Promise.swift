@@ -9,7 +9,7 @@
 /// return promise.future
 /// ```
 ///
-/// The first completion wins; later ones change nothing (``tryComplete(_:)`` reports which).
+/// The first completion wins; later ones change nothing (``tryComplete(_:fileID:line:function:)`` reports which).
 /// Request handlers and a `.complete` answer are kept by the future itself, so they work even
 /// after this object is released.
 ///
@@ -25,6 +25,15 @@ public final class Promise<T: Sendable>: Sendable {
   @inlinable
   public init() {
     future = Future(pending: ())
+  }
+
+  /// A promise with a pending future labelled `label`, which records name it by (see
+  /// ``Future/labelled(_:)``).
+  ///
+  /// - Parameter label: the label.
+  public convenience init(label: String) {
+    self.init()
+    future.setRecordLabel(label)
   }
 
   /// The producer of `future`, a pending future made with ``Future/init(pendingForProducer:)``.
@@ -55,20 +64,51 @@ public final class Promise<T: Sendable>: Sendable {
   }
 
   /// Completes the future as cancelled, unless it already completed.
-  public func completeWithCancel() {
-    _ = future.settle(.cancelled, detachUpstream: true, unlessClaimed: true)
+  ///
+  /// The future's ``Future/cancellationRecord`` names the request this answers, if one reached
+  /// the future, and otherwise this call's site.
+  ///
+  /// - Parameters:
+  ///   - fileID: the caller's file, for the record; leave the default.
+  ///   - line: the caller's line, for the record; leave the default.
+  ///   - function: the caller's function, for the record; leave the default.
+  public func completeWithCancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function)
+  {
+    completeWithCancel(origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// Completes the future as cancelled, unless it already completed, recording `origin` as the
+  /// call that did (`.unknown` for the package's own producers, whose call site is not the
+  /// user's).
+  package func completeWithCancel(origin: CancelOrigin) {
+    _ = future.applyProducerCancel(.producer, origin: origin)
   }
 
   /// Completes the future as cancelled, unless it already completed. The same as
-  /// ``completeWithCancel()``.
-  public func completeWithCancellation() {
-    completeWithCancel()
+  /// ``completeWithCancel(fileID:line:function:)``.
+  ///
+  /// - Parameters:
+  ///   - fileID: the caller's file, for the record; leave the default.
+  ///   - line: the caller's line, for the record; leave the default.
+  ///   - function: the caller's function, for the record; leave the default.
+  public func completeWithCancellation(
+    fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    completeWithCancel(origin: CancelOrigin(fileID: fileID, line: line, function: function))
   }
 
   /// Completes the future with `completion`, unless it already completed.
+  ///
+  /// - Parameters:
+  ///   - completion: the completion.
+  ///   - fileID: the caller's file, for the record of a cancelled completion; leave the default.
+  ///   - line: the caller's line, for that record; leave the default.
+  ///   - function: the caller's function, for that record; leave the default.
   @inlinable
-  public func complete(_ completion: Completion<T>) {
-    _ = tryComplete(completion)
+  public func complete(
+    _ completion: Completion<T>, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) {
+    _ = tryComplete(completion, fileID: fileID, line: line, function: function)
   }
 
   /// Completes the future with `completion` if nothing completed it first.
@@ -78,10 +118,30 @@ public final class Promise<T: Sendable>: Sendable {
   /// Cancel requests can still end the future (a forced request, or a handler answering
   /// `.complete`).
   ///
+  /// - Parameters:
+  ///   - completion: the completion.
+  ///   - fileID: the caller's file, for the record of a cancelled completion; leave the default.
+  ///   - line: the caller's line, for that record; leave the default.
+  ///   - function: the caller's function, for that record; leave the default.
   /// - Returns: whether this call completed (or handed over) the future.
   @inlinable @discardableResult
-  public func tryComplete(_ completion: Completion<T>) -> Bool {
-    future.apply(completion.erased, claim: true, detachUpstream: true)
+  public func tryComplete(
+    _ completion: Completion<T>, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
+  ) -> Bool {
+    tryComplete(
+      completion, cancelledBy: .producer, origin: CancelOrigin(fileID: fileID, line: line, function: function))
+  }
+
+  /// ``tryComplete(_:fileID:line:function:)`` for the package's own producers: a cancelled
+  /// `completion` is recorded as ended by `how` (`.producer`, or `.block` for a block's
+  /// completion), at `origin` (`.unknown` when the call site is the package's, not the user's).
+  @inlinable @discardableResult
+  package func tryComplete(
+    _ completion: Completion<T>, cancelledBy how: CancellationRecord.Hop.Ending, origin: CancelOrigin
+  ) -> Bool {
+    let erased = completion.erased
+    if case .result(.cancelled) = erased { return future.applyProducerCancel(how, origin: origin) }
+    return future.apply(erased, claim: true, detachUpstream: true)
   }
 
   /// Completes the future with whatever `other` ends with; cancel requests on the future are
@@ -98,7 +158,7 @@ public final class Promise<T: Sendable>: Sendable {
   /// - The handler may request other futures (or its own): such a request is carried out when
   ///   the handler returns, on the same thread, before the outermost request returns.
   /// - Answer ``CancelRequestResponse/continue`` to keep going (then complete later, for example
-  ///   with ``completeWithCancel()``), or ``CancelRequestResponse/complete(_:)`` to complete now;
+  ///   with ``completeWithCancel(fileID:line:function:)``), or ``CancelRequestResponse/complete(_:)`` to complete now;
   ///   the first completion wins and is applied even if this promise was released.
   /// - Requests after the future completed change nothing, and handlers are released once it
   ///   completes.
@@ -116,7 +176,7 @@ public final class Promise<T: Sendable>: Sendable {
     handler: @escaping @Sendable (CancellationOptions) -> CancelRequestResponse<T>
   ) {
     future.addRequestHandler(
-      RequestHandler(executor: executor.resolvedForRegistration) { options in
+      RequestHandler(executor: executor.resolvedForRegistration) { options, _ in
         if case .complete(let completion) = handler(options) { return completion.erased }
         return nil
       })
@@ -124,7 +184,20 @@ public final class Promise<T: Sendable>: Sendable {
 
   /// Completes the future as cancelled as soon as a cancel request reaches it.
   public func automaticallyCancelOnRequestCancel() {
-    future.addRequestHandler(RequestHandler(executor: .immediate) { _ in .result(.cancelled) })
+    future.addRequestHandler(RequestHandler(executor: .immediate) { _, _ in .result(.cancelled) })
+  }
+
+  /// Registers an `.immediate` request handler that is also given the call site of the request
+  /// (`.unknown` if none was captured): for the package's bridges, which cancel other work on a
+  /// request and record that call site as their cancel's.
+  package func onRequestCancel(
+    passingOrigin handler: @escaping @Sendable (CancellationOptions, CancelOrigin) -> CancelRequestResponse<T>
+  ) {
+    future.addRequestHandler(
+      RequestHandler(executor: .immediate) { options, origin in
+        if case .complete(let completion) = handler(options, origin) { return completion.erased }
+        return nil
+      })
   }
 
   /// Whether a cancel request has reached the future. Producers that poll check it between

@@ -2,6 +2,7 @@
 // once per process: CancellationObserverTests runs this program as a child process and expects
 // its last line to be "observer checks passed". Each failed check prints a line and exits 1.
 import Foundation
+import Futures
 import Promises
 import TestSupport
 import Tokens
@@ -81,6 +82,24 @@ check(
   deadlineRecord?.trigger == .deadline && deadlineRecord?.line == deadlineLine
     && deadlineRecord?.fileID.hasSuffix("ObserverCheck/main.swift") == true,
   "the deadline's record names the call of withCancellationDeadline (got \(String(describing: deadlineRecord)))")
+
+// 7. A future's cancel is reported once, from the future where it started, however many futures
+// it is passed on to; a request that changes nothing reports nothing.
+before = seen.values.count
+let download = Futures.Promise<Int>(label: "download")
+download.automaticallyCancelOnRequestCancel()
+var tail = download.future
+for _ in 0..<10 { tail = tail.map(.immediate) { $0 } }
+tail.getCancelToken().cancel()
+let futureLine = #line - 1
+let futureRecords = seen.values.dropFirst(before)
+check(
+  futureRecords.map(\.path) == [["download"]] && futureRecords.first?.line == futureLine
+    && futureRecords.first?.hops.last?.ending == .requestHandler,
+  "one record for the future's cancel, with the request's call site (got \(futureRecords.map(\.description)))")
+before = seen.values.count
+Futures.Promise<Int>().future.getCancelToken().cancel()  // nobody answers
+check(seen.values.count == before, "a request nobody answers is not reported")
 
 print(failures == 0 ? "observer checks passed" : "\(failures) observer checks failed")
 exit(failures == 0 ? 0 : 1)

@@ -1,5 +1,6 @@
 import Adapters
 import Dispatch
+import Futures
 import Promises
 import TestSupport
 import Testing
@@ -49,6 +50,67 @@ struct RecordAcrossFacadesTests {
     parent.cancel()
     #expect(child.token.cancellationRecord?.path == ["batch", "item"])
     #expect(child.token.cancellationRecord?.isDirect == false)
+  }
+
+  @Test func aTokenRequestingAFutureShowsTheTokensPathThenTheFuture() throws {
+    let request = CancellationRequest(label: "GET /users")
+    let producer = Futures.Promise<Int>(label: "download")
+    producer.automaticallyCancelOnRequestCancel()
+    let stage = producer.future.map(.immediate) { $0 }.labelled("decode")
+    request.token.register(future: stage)
+    request.cancel(reason: TimeoutError(timeout: .seconds(5))); let line = #line
+    let record = try #require(stage.cancellationRecord)
+    #expect(record.reason is TimeoutError)
+    #expect(record.line == line)
+    #expect(
+      record.hops == [
+        .init(label: "GET /users", arrival: .origin), .init(label: "decode", arrival: .link),
+        .init(label: "download", arrival: .request, ending: .requestHandler),
+        .init(label: "decode", arrival: .completion),
+      ])
+
+    // The same through the current token.
+    let scope = CancellationRequest(label: "scope")
+    let joined = Futures.Promise<Int>(label: "joined")
+    joined.automaticallyCancelOnRequestCancel()
+    CancellationToken.withCurrent(scope.token) { _ = joined.future.joiningCurrentToken() }
+    scope.cancel(); let scopeLine = #line
+    #expect(joined.future.cancellationRecord?.path == ["scope", "joined"])
+    #expect(joined.future.cancellationRecord?.line == scopeLine)
+  }
+
+  @Test func aCancelledTaskAwaitingAFutureRequestsItWithTheTaskTrigger() async throws {
+    let producer = Futures.Promise<Int>(label: "download")
+    producer.automaticallyCancelOnRequestCancel()
+    let waiter = Task { try await producer.future.async() }
+    while producer.future.waitingCount == 0 { await Task.yield() }  // the await's branch attached
+    waiter.cancel()
+    await #expect(throws: CancellationError.self) { try await waiter.value }
+    let record = try #require(producer.future.cancellationRecord)
+    #expect(record.trigger == .task && record.fileID.isEmpty)
+    #expect(record.hops.last == .init(label: "download", arrival: .request, ending: .requestHandler))
+    #expect(record.description.contains("— task cancellation → request → \"download\""))
+  }
+
+  @Test func aFuturesRequestCancellingAChainNamesTheRequestsCallSite() throws {
+    let chain = Promise<Int>.pending().promise.cancellize(label: "legacy")
+    let future = chain.asFuture().labelled("bridged")
+    future.getCancelToken().cancel(); let line = #line
+    let record = try #require(chain.cancellationRecord)
+    #expect(record.line == line && record.fileID.hasSuffix("RecordAcrossFacadesTests.swift"))
+    #expect(record.hops == [.init(label: "legacy", arrival: .origin)])
+    #expect(future.cancellationRecord?.line == line)
+    #expect(future.cancellationRecord?.hops.first == .init(label: "bridged", arrival: .origin, ending: .producer))
+
+    // And a chain cancelled by its own member reaches a future it was made from through a link.
+    let producer = Futures.Promise<Int>(label: "source")
+    producer.automaticallyCancelOnRequestCancel()
+    let promise = producer.future.asCancellablePromise()
+    promise.cancel(); let cancelLine = #line
+    let sourceRecord = try #require(producer.future.cancellationRecord)
+    #expect(sourceRecord.line == cancelLine)
+    #expect(sourceRecord.hops.last == .init(label: "source", arrival: .request, ending: .requestHandler))
+    #expect(sourceRecord.hops.first?.arrival == .origin)
   }
 
   @Test func aCancelDueToAReasonOutsideAnyHandlerHasNoOriginAndNoLink() throws {

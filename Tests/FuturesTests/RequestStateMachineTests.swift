@@ -9,13 +9,15 @@ import Testing
 struct RequestStateMachineTests {
   typealias Machine = FutureRequestStateMachine
   typealias Callbacks = SettleStateMachine<ErasedResult, FutureCallback>
+  /// Where the requests of these tests start: nowhere in particular.
+  static let facts = RequestFacts(origin: .unknown, start: Future<Int>(success: 0))
 
   static let force = CancellationOptions.forceThisFutureToBeCancelledImmediately
   static let local = CancellationOptions.doNotForwardRequest
   static let always = CancellationOptions.forwardCancelRequestEvenIfThereAreOtherFuturesWaiting
 
   static func handler() -> RequestHandler {
-    RequestHandler(executor: .immediate) { _ in nil }
+    RequestHandler(executor: .immediate) { _, _ in nil }
   }
 
   static func callback() -> FutureCallback {
@@ -41,14 +43,14 @@ struct RequestStateMachineTests {
   @Test func aRequestOnACompletedFutureChangesNothing() {
     var machine = Machine()
     _ = machine.addHandler(Self.handler(), isSettled: false)
-    let action = machine.request([], isSettled: true)
+    let action = machine.request([], facts: Self.facts, isSettled: true)
     #expect(action == nil)
     #expect(!machine.isRequested)
   }
 
   @Test func aRequestWithNowhereToGoIsKeptForTheNextHandOver() throws {
     var machine = Machine()
-    let step = machine.request([Self.force], isSettled: false)
+    let step = machine.request([Self.force], facts: Self.facts, isSettled: false)
     let action = try #require(step)
     #expect(action.complete)
     guard case .none = action.forward else {
@@ -57,7 +59,7 @@ struct RequestStateMachineTests {
     }
     let source = Future<Int>(pending: ())
     let key = Self.key(on: source)
-    guard case .bound(_, let forward) = machine.bind(to: source, key: key, replacing: false, isSettled: false) else {
+    guard case .bound(_, let forward, _) = machine.bind(to: source, key: key, replacing: false, isSettled: false) else {
       Issue.record("a pending future binds")
       return
     }
@@ -70,7 +72,7 @@ struct RequestStateMachineTests {
     _ = machine.addHandler(Self.handler(), isSettled: false)
     _ = machine.addHandler(Self.handler(), isSettled: false)
     let counts = [[Self.force, Self.local], [], [Self.force], [Self.local]].map { options in
-      machine.request(options, isSettled: false)?.handlers.count
+      machine.request(options, facts: Self.facts, isSettled: false)?.handlers.count
     }
     #expect(counts == [0, 2, 0, 0])
     // A handler registered now runs at once (with every request so far), and no later request
@@ -79,19 +81,19 @@ struct RequestStateMachineTests {
       Issue.record("a handler registered after a request runs at once")
       return
     }
-    #expect(machine.request([], isSettled: false)?.handlers.count == 0)
+    #expect(machine.request([], facts: Self.facts, isSettled: false)?.handlers.count == 0)
     #expect(machine.requestedOptions == [Self.force, Self.local])
   }
 
   @Test func aHandlerRegisteredAfterOnlyForcedUnforwardedRequestsWaitsForOneThatTellsTheProducer() {
     var machine = Machine()
-    _ = machine.request([Self.force, Self.local], isSettled: false)
-    _ = machine.request([Self.force, Self.local], isSettled: false)
+    _ = machine.request([Self.force, Self.local], facts: Self.facts, isSettled: false)
+    _ = machine.request([Self.force, Self.local], facts: Self.facts, isSettled: false)
     guard case .added = machine.addHandler(Self.handler(), isSettled: false) else {
       Issue.record("no request told the producer: the handler waits")
       return
     }
-    #expect(machine.request([Self.local], isSettled: false)?.handlers.count == 1)
+    #expect(machine.request([Self.local], facts: Self.facts, isSettled: false)?.handlers.count == 1)
     guard case .run = machine.addHandler(Self.handler(), isSettled: false) else {
       Issue.record("a request told the producer: a handler registered now runs at once")
       return
@@ -100,9 +102,9 @@ struct RequestStateMachineTests {
 
   @Test func aHandlerRegisteredAfterARequestRunsWithEveryRequestSoFar() {
     var machine = Machine()
-    _ = machine.request([Self.always], isSettled: false)
-    _ = machine.request([Self.force], isSettled: false)
-    guard case .run(let options) = machine.addHandler(Self.handler(), isSettled: false) else {
+    _ = machine.request([Self.always], facts: Self.facts, isSettled: false)
+    _ = machine.request([Self.force], facts: Self.facts, isSettled: false)
+    guard case .run(let options, _) = machine.addHandler(Self.handler(), isSettled: false) else {
       Issue.record("the handler runs with the earlier requests")
       return
     }
@@ -116,7 +118,7 @@ struct RequestStateMachineTests {
   @Test func aStageForwardsARequestToItsParent() throws {
     let parent = Future<Int>(pending: ())
     var (machine, key) = Self.stage(of: parent)
-    let step = machine.request([Self.force], isSettled: false)
+    let step = machine.request([Self.force], facts: Self.facts, isSettled: false)
     let action = try #require(step)
     guard case .one(let node, let forwardKey) = action.forward else {
       Issue.record("forwarded to the parent")
@@ -133,7 +135,7 @@ struct RequestStateMachineTests {
   @Test func doNotForwardDetachesTheStageAndCompletesIt() throws {
     let parent = Future<Int>(pending: ())
     var (machine, _) = Self.stage(of: parent)
-    let step = machine.request([Self.local], isSettled: false)
+    let step = machine.request([Self.local], facts: Self.facts, isSettled: false)
     let action = try #require(step)
     #expect(action.complete)
     guard case .one(let node, _) = action.detach, case .none = action.forward, case .none = machine.upstream
@@ -155,7 +157,7 @@ struct RequestStateMachineTests {
     var machine = Machine()
     guard
       case .detachConsumer = machine.consumerRequest(
-        key: first, options: [], consumerCompleted: false, callbacks: &callbacks)
+        key: first, options: [], facts: Self.facts, consumerCompleted: false, callbacks: &callbacks)
     else {
       Issue.record("the first of two consumers detaches")
       return
@@ -163,14 +165,15 @@ struct RequestStateMachineTests {
     #expect(!machine.isRequested && callbacks.waitingCount == 1)
     guard
       case .process = machine.consumerRequest(
-        key: second, options: [], consumerCompleted: false, callbacks: &callbacks)
+        key: second, options: [], facts: Self.facts, consumerCompleted: false, callbacks: &callbacks)
     else {
       Issue.record("the last consumer's request reaches the future")
       return
     }
     #expect(machine.isRequested && callbacks.waitingCount == 1)
     guard
-      case .stale = machine.consumerRequest(key: first, options: [], consumerCompleted: false, callbacks: &callbacks)
+      case .stale = machine.consumerRequest(
+        key: first, options: [], facts: Self.facts, consumerCompleted: false, callbacks: &callbacks)
     else {
       Issue.record("a consumer that left is stale")
       return
@@ -188,7 +191,7 @@ struct RequestStateMachineTests {
     var machine = Machine()
     guard
       case .process(_, let removed) = machine.consumerRequest(
-        key: first, options: [Self.always], consumerCompleted: true, callbacks: &callbacks)
+        key: first, options: [Self.always], facts: Self.facts, consumerCompleted: true, callbacks: &callbacks)
     else {
       Issue.record("the request reaches the future")
       return
@@ -211,10 +214,10 @@ struct RequestStateMachineTests {
     let first = Future<Int>(pending: ())
     let second = Future<Int>(pending: ())
     var (machine, _) = Self.stage(of: first)
-    _ = machine.request([Self.force, Self.always], isSettled: false)
+    _ = machine.request([Self.force, Self.always], facts: Self.facts, isSettled: false)
     let key = Self.key(on: second)
     guard
-      case .bound(let replaced, let forward) = machine.bind(to: second, key: key, replacing: true, isSettled: false),
+      case .bound(let replaced, let forward, _) = machine.bind(to: second, key: key, replacing: true, isSettled: false),
       case .one(let old, _) = replaced
     else {
       Issue.record("the hand-over replaces the parent")

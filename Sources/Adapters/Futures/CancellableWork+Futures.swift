@@ -23,7 +23,7 @@ extension CancellableWork {
       stop.close()
       switch result {
       case .success(let value): promise.completeWithSuccess(value)
-      case .failure(let error) where error.isCancellation: promise.completeWithCancel()
+      case .failure(let error) where error.isCancellation: promise.completeWithCancel(origin: .unknown)
       case .failure(let error): promise.completeWithFail(error)
       }
     }

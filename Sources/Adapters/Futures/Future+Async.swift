@@ -26,7 +26,8 @@ extension Future {
       // Runs under the task's status lock. The request only flips state here, unless a producer
       // registered an `.immediate` request handler: that handler runs here too, so like every
       // handler of this package it must not block.
-      branch.getCancelToken().cancel()  // made only when needed: most awaits are never cancelled
+      // Made only when needed: most awaits are never cancelled.
+      branch.getCancelToken().cancel([], origin: .unknown, byTask: true)
     }
   }
 }

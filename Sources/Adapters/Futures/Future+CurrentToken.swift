@@ -27,7 +27,7 @@ extension Future {
   public func joiningCurrentToken(options: CancellationOptions = []) -> Future<T> {
     guard let token = CancellationToken.current else { return self }
     let request = getCancelToken()
-    let registration = token.onCancel { request.cancel(options) }
+    let registration = token.onCancel { request.cancel(options, origin: .unknown) }
     request.whenWorkEnds { registration.unregister() }
     return self
   }

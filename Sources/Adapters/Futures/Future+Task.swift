@@ -20,7 +20,7 @@ extension Future {
       do {
         producer.completeWithSuccess(try await operation())
       } catch  where error.isCancellation {
-        producer.completeWithCancel()
+        producer.completeWithCancel(origin: .unknown)
       } catch {
         producer.completeWithFail(error)
       }

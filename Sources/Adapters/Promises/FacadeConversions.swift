@@ -24,7 +24,7 @@ extension Future {
         case .cancelled: resolver.reject(PMKError.cancelled)
         }
       }
-      return { request.cancel() }
+      return { request.cancel([], origin: .unknown) }
     }
   }
 }
@@ -40,14 +40,15 @@ extension CancellablePromise {
   /// - Returns: the future.
   public func asFuture() -> Future<T> {
     let producer = Futures.Promise<T>()
-    producer.onRequestCancel(.immediate) { [self] _ in
-      cancel()
+    producer.onRequestCancel(passingOrigin: { [self] _, origin in
+      // The chain's record names the request's call site, not this one.
+      cancelContext.cancel(error: CancelContext.defaultError, origin: origin)
       return .continue  // the chain's rejection, synchronous, completes the future
-    }
+    })
     promise.pipe { result in
       switch result {
       case .success(let value): producer.completeWithSuccess(value)
-      case .failure(let error) where error.isCancellation: producer.completeWithCancel()
+      case .failure(let error) where error.isCancellation: producer.completeWithCancel(origin: .unknown)
       case .failure(let error): producer.completeWithFail(error)
       }
     }
@@ -107,7 +108,7 @@ extension CancellationToken {
   /// - Returns: a registration; `unregister()` it when the future no longer needs the token.
   @discardableResult
   public func register<T>(future: Future<T>, options: CancellationOptions = []) -> CancellationRegistration {
-    onCancel { [weak future] in future?.getCancelToken().cancel(options) }
+    onCancel { [weak future] in future?.getCancelToken().cancel(options, origin: .unknown) }
   }
 }
 

@@ -266,9 +266,16 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// that source through a link; otherwise as a call with no origin. Returns whether this call
   /// did it.
   package func cancel(dueTo reason: any Error) -> Bool {
+    cancel(reason: reason, cause: Self.runningHandlerSource.map { .link($0) } ?? .call)
+  }
+
+  /// The source whose cancel handler is running on this thread, inside that source's cancel
+  /// (where a bridge's handler runs); `nil` elsewhere. For records: what such a handler cancels
+  /// arrived from that source.
+  package static var runningHandlerSource: CancelStorage? {
     var from: CancelStorage?
     ThreadCancelLoop.withCurrent { loop in from = loop.handlerSource?.takeUnretainedValue() }
-    return cancel(reason: reason, cause: from.map { .link($0) } ?? .call)
+    return from
   }
 
   /// Cancels with the shared default reason (`CancellationError()`, boxed once), as

@@ -176,6 +176,18 @@ struct CancelFactsFields: @unchecked Sendable {
   }
 }
 
+/// The clock records are stamped with, for the package's other modules (a future's record keeps
+/// its own facts): the same count `CancelFactsFields` keeps.
+package enum RecordClock {
+  /// The clock's count now, in nanoseconds.
+  @inline(__always) package static func now() -> Int64 { CancelFactsFields.clockNanoseconds() }
+
+  /// The continuous clock's instant of `count`, a value of ``now()``.
+  package static func instant(of count: Int64) -> ContinuousClock.Instant {
+    CancelFactsFields.instantOfCountZero + .nanoseconds(count)
+  }
+}
+
 /// A cancelled source's reason and facts, read together under its lock.
 struct CancelFacts {
   let reason: any Error

@@ -4,9 +4,15 @@
 /// Until it is set, a cancel pays one atomic load for it. Once set, every source that is cancelled
 /// builds its record and hands it to the observer on the cancelling thread, inside the cancel
 /// loop, so what the observer cancels in turn is queued and done after it returns, never inside it.
-enum CancellationObservers {
+package enum CancellationObservers {
   /// Whether an observer was set: one atomic load.
-  @inline(__always) static var isObserving: Bool { observerSlot.isSet.isRaised }
+  @inline(__always) package static var isObserving: Bool { observerSlot.isSet.isRaised }
+
+  /// Hands `record`, built by another module of the package (a future's), to the observer; call
+  /// it only when ``isObserving``, outside any lock.
+  package static func report(_ record: CancellationRecord) {
+    observerSlot.observer?(record)
+  }
 
   /// Builds `source`'s record and hands it to the observer (nothing if none is set). A part of a
   /// larger object (see `CancelStorage.init(partOf:)`) is not reported on its own: records show

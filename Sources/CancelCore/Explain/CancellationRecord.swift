@@ -3,7 +3,7 @@ import Foundation
 /// Why, when, where from and along which links a source was cancelled.
 ///
 /// Read it from a cancelled ``CancelSignal`` or ``CancelSource`` (``CancelSignal/cancellationRecord``),
-/// or from a token, a request or a cancellable promise chain (futures have none yet). It is built
+/// or from a token, a request, a cancellable promise chain or a future. It is built
 /// on demand from what the first cancel fixed, so it never changes after that cancel (but for
 /// ``date``, an estimate), and sources that are never cancelled pay nothing for it.
 ///
@@ -54,17 +54,56 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
       case link
       /// Through a join (`&&`, `||`, any-of, all-of) of which the previous hop is an operand.
       case join
+      /// A future's cancel request, passed up from the previous hop (a future that waits on this
+      /// one, directly or through futures in between) to this future.
+      case request
+      /// This future completed cancelled because the previous hop, the future it waited on (its
+      /// parent, the future it was handed over to, or a combinator's input), did.
+      case completion
     }
 
-    /// The source's label, if it was given one when it was made.
+    /// How the future where a cancel started came to end cancelled: set on that hop of a future's
+    /// record, `nil` on every other hop (and on every hop of a source's record).
+    public enum Ending: Sendable, Hashable, CustomStringConvertible {
+      /// The request's options forced the future to complete cancelled at once.
+      case forced
+      /// The request stopped at a future that other consumers still wait on: this future, the
+      /// consumer that asked, left it and completed cancelled alone.
+      case detached
+      /// A producer's request handler answered the request with a cancelled completion (or
+      /// `automaticallyCancelOnRequestCancel()` did).
+      case requestHandler
+      /// The future's producer completed it cancelled (`completeWithCancel()`,
+      /// `complete(.cancelled)`).
+      case producer
+      /// A block completed it cancelled, or it was made cancelled.
+      case block
+
+      /// A few words for people: "forced", "detached", "answered by a request handler",
+      /// "completed cancelled by its producer", "completed cancelled by a block".
+      public var description: String {
+        switch self {
+        case .forced: return "forced"
+        case .detached: return "detached"
+        case .requestHandler: return "answered by a request handler"
+        case .producer: return "completed cancelled by its producer"
+        case .block: return "completed cancelled by a block"
+        }
+      }
+    }
+
+    /// The source's (or future's) label, if it was given one when it was made.
     public let label: String?
     /// How the cancel reached it.
     public let arrival: Arrival
+    /// For the future where a cancel started: how it ended cancelled. `nil` otherwise.
+    public let ending: Ending?
 
     /// A hop; records are made by the library, this is for comparing in tests.
-    public init(label: String?, arrival: Arrival) {
+    public init(label: String?, arrival: Arrival, ending: Ending? = nil) {
       self.label = label
       self.arrival = arrival
+      self.ending = ending
     }
   }
 
@@ -121,19 +160,45 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
     self.hops = hops
   }
 
+  /// `base` with its hops replaced by `hops`: the record of something `base`'s cancel reached
+  /// beyond its source (a future a token's bridge cancelled).
+  package init(extending base: CancellationRecord, hops: [Hop]) {
+    reason = base.reason
+    instant = base.instant
+    date = base.date
+    fileID = base.fileID
+    line = base.line
+    function = base.function
+    trigger = base.trigger
+    self.hops = hops
+  }
+
   /// One line: the reason, the time of day, what started it and where, then the path, e.g.
   /// `cancelled by TimeoutError(timed out after 5 s) at 12:00:03.250 — deadline of "GET /users"
   /// (App/UserService.swift:42 in fetch()) → link → "db query"`.
   public var description: String {
     var text = "cancelled by \(Self.oneLine("\(reason)")) at \(Self.timeOfDay(date)) — \(trigger)"
     var rest = hops[...]
-    if let first = rest.popFirst(), let label = first.label { text += " of \(Self.quoted(label))" }
+    let first = rest.popFirst()
+    if let label = first?.label { text += " of \(Self.quoted(label))" }
     if !fileID.isEmpty { text += " (\(fileID):\(line)\(function.isEmpty ? "" : " in \(function)"))" }
+    if let ending = first?.ending { text += " [\(ending)]" }
     for hop in rest {
-      text += hop.arrival == .join ? " → join" : " → link"
+      text += " → \(Self.word(for: hop.arrival))"
       if let label = hop.label { text += " → \(Self.quoted(label))" }
+      if let ending = hop.ending { text += " [\(ending)]" }
     }
     return text
+  }
+
+  /// How the description names an arrival between two hops.
+  private static func word(for arrival: Hop.Arrival) -> String {
+    switch arrival {
+    case .origin, .link: return "link"
+    case .join: return "join"
+    case .request: return "request"
+    case .completion: return "completion"
+    }
   }
 
   /// The ``description``.

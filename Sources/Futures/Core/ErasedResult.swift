@@ -35,6 +35,13 @@ package enum ErasedResult: Sendable {
     return ErrorIdentity(error) == AbandonedFuture.identity
   }
 
+  /// Whether this is `.cancelled`.
+  @inlinable
+  var isCancelled: Bool {
+    if case .cancelled = self { return true }
+    return false
+  }
+
   @inlinable
   var isSuccess: Bool {
     switch self {

@@ -52,11 +52,42 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     // future handed both out already: nothing to do.
     if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
     if case .none = requests.upstream {
+    } else if machine.isSettled {
+      Self.releaseKeptPath(requests.takeUpstream())
     } else {
       // Moved out, not copied: the field's own reference would otherwise be released after this
       // body, outside the loop.
       IterativeRelease.release(requests.takeUpstream())
     }
+  }
+
+  /// Frees the link a cancelled future kept to the future whose cancel it passed on (see
+  /// `SettleCause.upstream`), and that one's, and so on, in a loop: a future only this loop holds
+  /// has its own kept link taken out before it is freed, so no `deinit` frees another inside it.
+  /// Cheaper than `IterativeRelease`, which the cancel path of every stage would otherwise pay.
+  private static func releaseKeptPath(_ kept: consuming Upstream) {
+    guard case .one = kept else {
+      IterativeRelease.release(kept)
+      return
+    }
+    // Moved out of the link, so that `node` is the only reference this loop holds (a binding of
+    // the enum's payload would be a second one, and no node would ever look uniquely held).
+    var node = keptNode(consume kept)
+    while isKnownUniquelyReferenced(&node) {
+      // Nothing else holds `node`, so nothing else can reach its state.
+      let next = node.lock.withLock { node.machine.isSettled ? node.requests.takeUpstream() : .none }
+      guard case .one = next else {
+        if case .many = next { IterativeRelease.release(next) }
+        return
+      }
+      node = keptNode(consume next)  // frees the previous node, which holds no link any more
+    }
+  }
+
+  /// The future of a `.one` link, moved out of it.
+  private static func keptNode(_ link: consuming Upstream) -> _FutureCore {
+    guard case .one(let node, _) = link else { preconditionFailure("not a link to one future") }
+    return node
   }
 
   /// A pending derived stage whose block runs on `executor` (`stored` is that executor when
@@ -75,6 +106,8 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     stageExecutor = .immediate
     machine = SettleStateMachine(settled: result)
     precondition(hostsLock(at: &lockStorage), "Future: the lock is not where coreLockStorage says")
+    // Made cancelled: the record says so (nothing else can reach the future yet).
+    if result.isCancelled { _ = requests.completed(cancel: .ending(FutureEnding(.block, origin: .unknown))) }
   }
 
   /// A derived stage's executor.
@@ -112,7 +145,43 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
   @discardableResult @usableFromInline
   final func settle(_ result: ErasedResult, detachUpstream: Bool, unlessClaimed: Bool = false) -> Bool {
     var released = ReleasedRequestState()
-    switch lockedSettle(result, unlessClaimed: unlessClaimed, released: &released) {
+    let action = lockedSettle(result, unlessClaimed: unlessClaimed, released: &released) { $0.completed() }
+    return finishSettle(action, released, detachUpstream: detachUpstream)
+  }
+
+  /// Completes cancelled unless already completed, as `settle(.cancelled, …)`, keeping `cause`
+  /// for the record (see `SettleCause`). Only the cancel paths call it, so that `settle` stays as
+  /// small as it was.
+  ///
+  /// - Returns: whether this call completed the future.
+  @discardableResult
+  final func settleCancelled(_ cause: SettleCause, detachUpstream: Bool, unlessClaimed: Bool = false) -> Bool {
+    var released = ReleasedRequestState()
+    let action = lockedSettle(.cancelled, unlessClaimed: unlessClaimed, released: &released) {
+      $0.completed(cancel: cause)
+    }
+    guard finishSettle(action, released, detachUpstream: detachUpstream) else { return false }
+    if case .ending = cause, CancellationObservers.isObserving { reportCancel() }
+    return true
+  }
+
+  /// Ends like `input`, which did not succeed: a combinator whose input failed or was cancelled.
+  final func settle(passingOn input: _FutureCore) {
+    let result = input.nonSuccessResult
+    if result.isCancelled {
+      settleCancelled(.input(input), detachUpstream: false)
+    } else {
+      settle(result, detachUpstream: false)
+    }
+  }
+
+  /// The end of `settle` after unlocking: deliver, detach, run the end observers.
+  @inline(__always)
+  private func finishSettle(
+    _ action: SettleStateMachine<ErasedResult, FutureCallback>.SettleAction, _ released: ReleasedRequestState,
+    detachUpstream: Bool
+  ) -> Bool {
+    switch action {
     case .alreadySettled: return false
     case .settled: break
     case .deliver: deliverNow()
@@ -125,6 +194,9 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
   /// Completes with `result` unless already completed, as `settle(_:detachUpstream: false)`, but
   /// leaves the delivery of the waiting callbacks to the caller.
   ///
+  /// A cancelled `result` is the one of the future this one waits on, passed on: the record
+  /// follows it (see `SettleCause.upstream`).
+  ///
   /// - Returns: `self` if callbacks wait and the caller must deliver them (hand it back from a
   ///   callback's run, or call `deliverNow()`); `nil` otherwise.
   @usableFromInline
@@ -133,7 +205,9 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     // to `abandon`, which abandons what waits on it in turn.
     if result.isAbandoned { return self }
     var released = ReleasedRequestState()
-    let action = lockedSettle(result, unlessClaimed: false, released: &released)
+    let action = lockedSettle(result, unlessClaimed: false, released: &released) {
+      result.isCancelled ? $0.completed(cancel: .upstream) : $0.completed()
+    }
     released.runEndObservers()
     if case .deliver = action { return self }
     return nil
@@ -146,16 +220,19 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     deliverSettled()
   }
 
-  /// The settle step under the lock; the upstream links and the request handlers are moved to
-  /// `released`, to be released (and the upstream callbacks removed if wanted) after unlocking.
+  /// The settle step under the lock; `completing` moves the upstream links and the request
+  /// handlers to `released`, to be released (and the upstream callbacks removed if wanted) after
+  /// unlocking.
+  @inline(__always)
   private func lockedSettle(
-    _ result: ErasedResult, unlessClaimed: Bool, released: inout ReleasedRequestState
+    _ result: ErasedResult, unlessClaimed: Bool, released: inout ReleasedRequestState,
+    completing: (inout FutureRequestStateMachine) -> ReleasedRequestState
   ) -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction {
     lock.withLock { () -> SettleStateMachine<ErasedResult, FutureCallback>.SettleAction in
       guard requests.allowsCompletion(unlessClaimed: unlessClaimed) else { return .alreadySettled }
       let action = machine.settle(result)
       if case .alreadySettled = action { return action }
-      released = requests.completed()
+      released = completing(&requests)
       return action
     }
   }
@@ -173,6 +250,40 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     case .result(let result): return settle(result, detachUpstream: detachUpstream, unlessClaimed: claim)
     case .using(let other): return bind(to: other, claim: claim, replacing: detachUpstream)
     }
+  }
+
+  /// The producer completes the future cancelled (`how`: `.producer`, or `.block`), by a call at
+  /// `origin` (see
+  /// `Promise.tryComplete(_:fileID:line:function:)`); out of line, so that inlinable callers
+  /// need not see how the ending is kept.
+  ///
+  /// - Returns: whether this call completed the future.
+  @usableFromInline
+  final func applyProducerCancel(_ how: CancellationRecord.Hop.Ending, origin: CancelOrigin) -> Bool {
+    settleCancelled(.ending(FutureEnding(how, origin: origin)), detachUpstream: true, unlessClaimed: true)
+  }
+
+  /// A request handler's answer (`facts`: the request it answers, if known): a cancelled
+  /// completion is recorded as the handler's.
+  final func applyRequestAnswer(_ completion: ErasedCompletion, facts: RequestFacts?) {
+    if case .result(.cancelled) = completion {
+      settleCancelled(.ending(FutureEnding(.requestHandler, request: facts)), detachUpstream: true)
+    } else {
+      apply(completion, claim: false, detachUpstream: true)
+    }
+  }
+
+  /// A block's completion of this stage (`onComplete` and its relatives), given `input`: a block
+  /// that answers a cancelled input with a cancelled completion passes the cancel on (the record
+  /// follows the parent); any other cancelled completion is the block's own.
+  @usableFromInline
+  final func applyBlockCompletion(_ completion: ErasedCompletion, input: ErasedResult) {
+    guard case .result(.cancelled) = completion else {
+      apply(completion, claim: false, detachUpstream: false)
+      return
+    }
+    settleCancelled(
+      input.isCancelled ? .upstream : .ending(FutureEnding(.block, origin: .unknown)), detachUpstream: false)
   }
 
   /// Offers a callback: it waits for the result, or runs now on this thread if the result was
@@ -263,14 +374,15 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     switch action {
     case .completed:
       source.removeConsumer(key)
-    case .bound(let replaced, let forward):
+    case .bound(let replaced, let forward, let facts):
       if replacing { replaced.removeConsumers() }
       if source.waitsOn(self) {
         settle(.fail(CompletionCycleError()), detachUpstream: true)
       } else if let forward {
         // Queued behind the request running on this thread, if any (a request handler's
         // `.completeUsing` answer): see `requestCancel(_:)`.
-        ReentrantRun.run(RequestHop(from: self, to: source, key: key, options: forward)) { hop in
+        let facts = facts ?? RequestFacts(origin: .unknown, start: self)
+        ReentrantRun.run(RequestHop(from: self, to: source, key: key, options: forward, facts: facts)) { hop in
           driveRequest(hop, processed: hop.from)
         }
       }

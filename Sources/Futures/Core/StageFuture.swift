@@ -123,7 +123,7 @@ final class ResultStage<Input: Sendable, T: Sendable>: Future<T>, StageFuture, @
   func complete(
     running block: @Sendable (FutureResult<Input>) throws -> Completion<T>, with result: ErasedResult
   ) throws -> _FutureCore? {
-    apply(try block(result.typed(as: Input.self)).erased, claim: false, detachUpstream: false)
+    applyBlockCompletion(try block(result.typed(as: Input.self)).erased, input: result)
     return nil
   }
 }

@@ -47,7 +47,9 @@ extension Executor: CustomStringConvertible {
   @discardableResult
   public func execute<S: Sendable>(_ block: @escaping @Sendable () throws -> Completion<S>) -> Future<S> {
     let promise = Promise<S>()
-    resolvedForRegistration.execute { promise.complete(Self.completion(of: block)) }
+    resolvedForRegistration.execute {
+      promise.tryComplete(Self.completion(of: block), cancelledBy: .block, origin: .unknown)
+    }
     return promise.future
   }
 

@@ -61,7 +61,7 @@ extension Promise {
     } catch {
       completion = .fail(error)
     }
-    if !tryComplete(completion) { onAlreadyCompleted() }
+    if !tryComplete(completion, cancelledBy: .producer, origin: .unknown) { onAlreadyCompleted() }
   }
 
   /// Fails the future with `error` if it has not completed yet.
@@ -92,7 +92,7 @@ extension Promise {
   ///   - completion: the completion.
   ///   - onCompletionError: runs if `completion` did not complete the future.
   public func complete(_ completion: Completion<T>, onCompletionError: @escaping @Sendable () -> Void) {
-    if !tryComplete(completion) { onCompletionError() }
+    if !tryComplete(completion, cancelledBy: .producer, origin: .unknown) { onCompletionError() }
   }
 
   /// Completes the future as cancelled after `delay` seconds, on a real-time timer, unless it
@@ -118,7 +118,7 @@ extension Promise {
   ///   - scheduler: the timer source.
   public func automaticallyCancel(afterDelay delay: TimeInterval, scheduler: some DeadlineScheduler) {
     automaticallyCancelOnRequestCancel()
-    completeAfter(delay, scheduler: scheduler) { $0.completeWithCancel() }
+    completeAfter(delay, scheduler: scheduler) { $0.completeWithCancel(origin: .unknown) }
   }
 
   /// Fails the future with `error` after `delay` seconds, on a real-time timer, unless it

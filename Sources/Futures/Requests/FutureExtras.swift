@@ -23,6 +23,13 @@ final class FutureExtras {
   /// What runs once the future completes without being a consumer of it (see
   /// `_FutureCore.whenCompleted(_:)`).
   @exclusivity(unchecked) var endObservers: ContiguousArray<@Sendable () -> Void> = []
+  /// The label given when the future was made (see `Future.label`).
+  @exclusivity(unchecked) var label: String?
+  /// The first request that stopped here (the producer's future, or a stage whose block runs),
+  /// for the record of a cancel its producer answers later.
+  @exclusivity(unchecked) var firstRequest: RequestFacts?
+  /// How the future ended cancelled, if the cancel started here (see `FutureEnding`).
+  @exclusivity(unchecked) var ending: FutureEnding?
 
   init(executor: Executor) {
     self.executor = executor

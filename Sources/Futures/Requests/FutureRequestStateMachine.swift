@@ -84,8 +84,12 @@ struct FutureRequestStateMachine {
   ///   reached it before with at least these options was passed on from here already (or is kept
   ///   for the next hand-over, which passes it on), so this one goes no further: a chain of
   ///   producers each requesting the next costs one step per request, not one per future left.
+  /// - Parameter facts: where the request started; the future keeps the first that stops here
+  ///   (see `FutureExtras.firstRequest`).
   /// - Returns: what to do; `nil` if the future already completed (then nothing changed).
-  mutating func request(_ options: CancellationOptions, isSettled: Bool, passedOn: Bool = false) -> RequestAction? {
+  mutating func request(
+    _ options: CancellationOptions, facts: RequestFacts, isSettled: Bool, passedOn: Bool = false
+  ) -> RequestAction? {
     guard !isSettled else { return nil }
     let earlier = requestedOptions
     requestedOptions = (earlier ?? []).union(options)
@@ -100,9 +104,10 @@ struct FutureRequestStateMachine {
       madeExtras().onlyUntoldRequests = true
     }
     action.complete = options.contains(.forceThisFutureToBeCancelledImmediately)
+    if !action.handlers.isEmpty { keepFirst(facts) }
     switch upstream {
     case .none:
-      keepUnforwarded(options)
+      keepUnforwarded(options, facts)
     case .one, .many:
       if options.contains(.doNotForwardRequest) {
         swap(&action.detach, &upstream)
@@ -137,7 +142,7 @@ struct FutureRequestStateMachine {
   ///     before passing the request on).
   ///   - callbacks: this future's settle machine, where the consumers wait.
   mutating func consumerRequest(
-    key: RegistrationKey, options: CancellationOptions, consumerCompleted: Bool,
+    key: RegistrationKey, options: CancellationOptions, facts: RequestFacts, consumerCompleted: Bool,
     callbacks: inout SettleStateMachine<ErasedResult, FutureCallback>
   ) -> ConsumerRequestAction {
     if callbacks.isSettled { return .stale }
@@ -151,7 +156,7 @@ struct FutureRequestStateMachine {
     // A consumer that already completed no longer waits here: it stops counting as a pending
     // consumer, so a sibling's later request reaches this future instead of detaching.
     let removed = consumerCompleted ? callbacks.remove(key) : nil
-    guard let action = request(options, isSettled: false, passedOn: true) else { return .stale }
+    guard let action = request(options, facts: facts, isSettled: false, passedOn: true) else { return .stale }
     return .process(action, removed: removed)
   }
 
@@ -161,20 +166,28 @@ struct FutureRequestStateMachine {
   /// - Returns: the future to pass it to instead, if this one now waits on another one (a block
   ///   handed it over meanwhile); otherwise the request is kept for the next hand-over.
   mutating func staleRequest(
-    from node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions, isSettled: Bool
+    from node: ObjectIdentifier, key: RegistrationKey, options: CancellationOptions, facts: RequestFacts,
+    isSettled: Bool
   ) -> (to: _FutureCore, key: RegistrationKey)? {
     guard !isSettled else { return nil }
     if case .one(let current, let currentKey) = upstream, ObjectIdentifier(current) != node || currentKey != key {
       return (current, currentKey)
     }
-    keepUnforwarded(options)
+    keepUnforwarded(options, facts)
     return nil
   }
 
   /// Keeps a request that found no future to forward to, for the next hand-over.
-  private mutating func keepUnforwarded(_ options: CancellationOptions) {
+  private mutating func keepUnforwarded(_ options: CancellationOptions, _ facts: RequestFacts) {
     let extras = madeExtras()
     extras.unforwarded = (extras.unforwarded ?? []).union(options)
+    keepFirst(facts)
+  }
+
+  /// Keeps `facts` as the first request that stopped here, unless one did before.
+  private mutating func keepFirst(_ facts: RequestFacts) {
+    let extras = madeExtras()
+    if extras.firstRequest == nil { extras.firstRequest = facts }
   }
 
   /// What to do with a request handler just registered.
@@ -183,8 +196,9 @@ struct FutureRequestStateMachine {
     case release
     /// The handler waits for requests.
     case added
-    /// The handler waits for requests, and one arrived before it: run it with these options.
-    case run(CancellationOptions)
+    /// The handler waits for requests, and one arrived before it: run it with these options
+    /// (the first request that stopped here is `facts`).
+    case run(CancellationOptions, facts: RequestFacts?)
   }
 
   /// Registers a producer's request handler.
@@ -194,7 +208,7 @@ struct FutureRequestStateMachine {
     extras.handlers.append(handler)
     guard let requestedOptions, !extras.onlyUntoldRequests else { return .added }
     extras.handlersRun = extras.handlers.count
-    return .run(requestedOptions)
+    return .run(requestedOptions, facts: extras.firstRequest)
   }
 
   // MARK: Links and hand-overs
@@ -213,8 +227,9 @@ struct FutureRequestStateMachine {
     case completed
     /// The future now waits on the other one. `replaced` is what it waited on before (remove its
     /// callbacks there if the hand-over replaces an earlier one, and release it after unlocking);
-    /// `forward` the requests to pass on to the other future now.
-    case bound(replaced: Upstream, forward: CancellationOptions?)
+    /// `forward` the requests to pass on to the other future now, the first of which started as
+    /// `facts` says.
+    case bound(replaced: Upstream, forward: CancellationOptions?, facts: RequestFacts?)
   }
 
   /// The future waits on `source`, where its callback waits under `key`.
@@ -231,7 +246,7 @@ struct FutureRequestStateMachine {
     if replacing, case .one = replaced, let requestedOptions {
       forward = requestedOptions.union(forward ?? []).subtracting(.forceThisFutureToBeCancelledImmediately)
     }
-    return .bound(replaced: replaced, forward: forward)
+    return .bound(replaced: replaced, forward: forward, facts: extras?.firstRequest)
   }
 
   /// A derived stage waits on its parent, where its callback waits under `key`. Only for a stage
@@ -268,9 +283,30 @@ struct FutureRequestStateMachine {
 
   /// The future completed: everything that waited for requests is taken out, to be released after
   /// unlocking (and the end observers run).
-  mutating func completed() -> ReleasedRequestState {
+  ///
+  /// - Parameter cancel: for a cancelled completion, how it came about: an ending is kept, and
+  ///   the link to the future whose cancel is passed on stays (see `SettleCause`).
+  mutating func completed(cancel: SettleCause = .none) -> ReleasedRequestState {
     var released = ReleasedRequestState()
-    if case .none = upstream {} else { swap(&released.upstream, &upstream) }
+    switch cancel {
+    case .none:
+      if case .none = upstream {} else { swap(&released.upstream, &upstream) }
+    case .ending(var ending):
+      if ending.request == nil { ending.request = extras?.firstRequest }
+      madeExtras().ending = ending
+      if case .none = upstream {} else { swap(&released.upstream, &upstream) }
+    case .upstream:
+      break  // the one link stays
+    case .input(let input):
+      // Only the link to that input stays: the others may still be pending, and would keep this
+      // future (through the combinator's callback there) as long as they are.
+      var kept = Upstream.none
+      if case .many(let links) = upstream, let link = links.first(where: { $0.node === input }) {
+        kept = .one(link.node, link.key)
+      }
+      swap(&kept, &upstream)
+      released.upstream = kept
+    }
     if let extras {
       if !extras.handlers.isEmpty { swap(&released.handlers, &extras.handlers) }
       if !extras.endObservers.isEmpty { swap(&released.endObservers, &extras.endObservers) }
@@ -286,6 +322,17 @@ struct FutureRequestStateMachine {
     madeExtras().endObservers.append(observer)
     return true
   }
+
+  // MARK: Records
+
+  /// The label given when the future was made.
+  var label: String? {
+    get { extras?.label }
+    set { madeExtras().label = newValue }
+  }
+
+  /// How the future ended cancelled, if the cancel started here.
+  var ending: FutureEnding? { extras?.ending }
 
   /// The extras, made if missing.
   private mutating func madeExtras() -> FutureExtras {

@@ -1,6 +1,8 @@
 /// A producer's request handler with its executor (resolved at registration); its answer is a
-/// completion to apply, or `nil` to continue.
+/// completion to apply, or `nil` to continue. It is given the request's options and the call site
+/// of the request it answers (for a bridge that cancels other work, whose record can then name
+/// it).
 struct RequestHandler: Sendable {
   let executor: Executor
-  let body: @Sendable (CancellationOptions) -> ErasedCompletion?
+  let body: @Sendable (CancellationOptions, CancelOrigin) -> ErasedCompletion?
 }

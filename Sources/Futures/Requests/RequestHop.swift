@@ -4,6 +4,8 @@ struct RequestHop {
   let to: _FutureCore
   let key: RegistrationKey
   let options: CancellationOptions
+  /// Where the request started.
+  let facts: RequestFacts
   /// Skip the tree rule: the request goes to `to` as its own token's would.
   var direct = false
 }
@@ -27,12 +29,12 @@ func driveRequest(_ first: RequestHop?, waiting: [RequestHop] = [], processed st
   while let hop = current.take() ?? waiting.popLast() {
     if visited.contains(hop.to) { continue }
     if hop.direct {
-      current = hop.to.processRequest(hop.options, more: &waiting)
+      current = hop.to.processRequest(hop.options, facts: hop.facts, more: &waiting)
       visited.insert(hop.to)
     } else {
       var processed = false
       current = hop.to.consumerRequest(
-        from: hop.from, key: hop.key, options: hop.options, more: &waiting, processed: &processed)
+        from: hop.from, key: hop.key, options: hop.options, facts: hop.facts, more: &waiting, processed: &processed)
       if processed { visited.insert(hop.to) }
     }
   }

@@ -385,7 +385,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   }
 
   /// ``PMKError/cancelled`` boxed once: every `cancel()` would otherwise allocate a box for it.
-  static let defaultError: any Error = PMKError.cancelled
+  package static let defaultError: any Error = PMKError.cancelled
 
   /// Cancels the chain with `error`: every pending member is rejected with it, synchronously, and
   /// every registered task is cancelled once. Does nothing if the chain was already cancelled.
@@ -418,8 +418,9 @@ public final class CancelContext: CancellableWithReason, Sendable {
     cancel(error: error, origin: .unknown)
   }
 
-  /// Cancels the chain with `error`, recording `origin` as where the cancel was asked for.
-  func cancel(error: any Error, origin: CancelOrigin) {
+  /// Cancels the chain with `error`, recording `origin` as where the cancel was asked for (for
+  /// the package's bridges, which pass on the call site of what asked them).
+  package func cancel(error: any Error, origin: CancelOrigin) {
     // After an ensure, the entry: it cancels the stages before the cleanup at once and the hold,
     // which reaches this context's source once the cleanup finished.
     _ = (entry ?? source).cancel(reason: error, origin: origin)

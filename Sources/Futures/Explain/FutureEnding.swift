@@ -1,0 +1,52 @@
+/// How a future where a cancel started came to end cancelled, as it keeps it (in its
+/// `FutureExtras`, made on the cancel path if missing: at most one allocation per such future).
+/// A future cancelled because the future it waited on was keeps no ending: it keeps that future
+/// instead (see `SettleCause.upstream`).
+@usableFromInline
+struct FutureEnding: Sendable {
+  /// What ended it.
+  let how: CancellationRecord.Hop.Ending
+  /// The request that led to it; filled in from the future's first request when the ending has
+  /// none of its own (a producer completing cancelled after a request reached it).
+  var request: RequestFacts?
+  /// The call that ended it, when no request led to it (a producer's `completeWithCancel()`).
+  let origin: CancelOrigin
+  /// When it ended, as a `RecordClock` count.
+  let clockCount: Int64
+  /// The core source whose cancel handler ended it (a token's bridge completing a producer).
+  let linkedFrom: CancelStorage?
+
+  /// An ending that a request (or nothing known) led to.
+  init(_ how: CancellationRecord.Hop.Ending, request: RequestFacts?) {
+    self.how = how
+    self.request = request
+    origin = .unknown
+    clockCount = request?.clockCount ?? RecordClock.now()
+    linkedFrom = nil
+  }
+
+  /// An ending made now by a call at `origin` (a producer's, or a block's).
+  init(_ how: CancellationRecord.Hop.Ending, origin: CancelOrigin) {
+    self.how = how
+    request = nil
+    self.origin = origin
+    clockCount = RecordClock.now()
+    linkedFrom = CancelStorage.runningHandlerSource
+  }
+}
+
+/// What a completion says about how it came about, for the record of a future that completes
+/// cancelled. Only read when the result is `.cancelled`.
+@usableFromInline
+enum SettleCause {
+  /// Nothing to record (not a cancel, or nothing known).
+  case none
+  /// The cancel started here: keep how.
+  case ending(FutureEnding)
+  /// The future passes on the cancelled result of the one future it waits on (a parent, or the
+  /// future it was handed over to): the link to it is kept instead of released, so the record
+  /// can follow it.
+  case upstream
+  /// A combinator passes on the cancelled result of this input: only the link to it is kept.
+  case input(_FutureCore)
+}
