@@ -102,9 +102,10 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   /// futures that passed the cancel on to this one; `nil` unless the future completed
   /// ``FutureResult/cancelled``.
   ///
-  /// It is built on demand, and never changes once the future is cancelled (its ``CancellationRecord/reason`` is
-  /// `CancellationError()`, unless a token's cancel reached the future through a bridge: then the
-  /// record starts with that token's). A future cancelled because the future it waited on was
+  /// It is built on demand, and never changes once the future is cancelled. Its
+  /// ``CancellationRecord/reason`` is `CancellationError()`, unless the cancel of another facade
+  /// reached the future through a bridge (a token's handler, a cancellable chain's `asFuture()`):
+  /// then the record starts with that cancel's, reason included. A future cancelled because the future it waited on was
   /// keeps a reference to that future for it. How to read one: `docs/explaining-cancellation.md`.
   public final var cancellationRecord: CancellationRecord? { cancelRecord }
 
@@ -113,7 +114,10 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   public final var label: String? { recordLabel }
 
   /// Gives this future a label, which its records and the records of the futures its cancel
-  /// reaches name it by (`"thumbnail"`, `"GET /users"`); a later call replaces it.
+  /// reaches name it by (`"thumbnail"`, `"GET /users"`).
+  ///
+  /// A label is set once, while the future is pending (label it where it is made): a later call,
+  /// or one on a completed future, changes nothing, so that a record never changes once made.
   ///
   /// - Parameter label: the label.
   /// - Returns: this future, to chain where it is made: `download().labelled("download")`.

@@ -40,7 +40,7 @@ extension _FutureCore {
   final func connect(_ join: FutureJoin, to inputs: [_FutureCore], direct: Bool) {
     var links = ContiguousArray<UpstreamLink>()
     for (index, input) in inputs.enumerated() {
-      if let key = input.observe(.join(join, index)) {
+      if let key = input.observe(.join(join, index), consumer: self) {
         links.append(UpstreamLink(node: input, key: key, direct: direct))
       }
     }

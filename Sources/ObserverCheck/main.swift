@@ -21,14 +21,33 @@ let seen = Recorder<CancellationRecord>()
 // delivery cancels again. Done inside the cancel loop, that never nests: nested, this depth would
 // overflow the stack.
 let chain = (0..<100_000).map { CancellationRequest(label: "chain-\($0)") }
+// The same with producers: the record of "producer-i" makes the observer complete producer i + 1
+// cancelled; `observerDepth` counts how deep the observer runs inside itself.
+let producers = (0..<100_000).map { Futures.Promise<Int>(label: "producer-\($0)") }
+let observerDepth = Locked(0)
+let deepestObserver = Locked(0)
+// What ran, in order, around one future's cancel: its blocks and the observer.
+let order = Recorder<String>()
 
 check(
   CancellationRecord.setObserver { record in
+    let depth = observerDepth.withLock { depth in
+      depth += 1
+      return depth
+    }
+    deepestObserver.withLock { $0 = max($0, depth) }
+    defer { observerDepth.withLock { $0 -= 1 } }
     seen.record(record)
+    if record.label == "ordered" { order.record("observer") }
     if let label = record.label, label.hasPrefix("chain-"), let index = Int(label.dropFirst(6)),
       index + 1 < chain.count
     {
       chain[index + 1].cancel()
+    }
+    if let label = record.label, label.hasPrefix("producer-"), let index = Int(label.dropFirst(9)),
+      index + 1 < producers.count
+    {
+      producers[index + 1].completeWithCancel()
     }
   }, "the first observer is set")
 check(!CancellationRecord.setObserver { _ in }, "a second observer is refused")
@@ -100,6 +119,22 @@ check(
 before = seen.values.count
 Futures.Promise<Int>().future.getCancelToken().cancel()  // nobody answers
 check(seen.values.count == before, "a request nobody answers is not reported")
+
+// 8. An observer that completes the next producer cancelled never nests (review finding: it did,
+// and 1,000 producers overflowed a 512 KiB stack), and it runs before the future's blocks.
+before = seen.values.count
+deepestObserver.withLock { $0 = 0 }
+producers[0].completeWithCancel()
+check(
+  seen.values.count - before == producers.count && producers.allSatisfy { $0.future.result != nil },
+  "one record per producer, all completed before the first call returned (got \(seen.values.count - before))")
+check(
+  deepestObserver.withLock { $0 } == 1,
+  "the observer never ran inside itself (depth \(deepestObserver.withLock { $0 }))")
+let ordered = Futures.Promise<Int>(label: "ordered")
+ordered.future.onComplete(.immediate) { _ in order.record("block") }
+ordered.completeWithCancel()
+check(order.values == ["observer", "block"], "the observer runs before the blocks (got \(order.values))")
 
 print(failures == 0 ? "observer checks passed" : "\(failures) observer checks failed")
 exit(failures == 0 ? 0 : 1)

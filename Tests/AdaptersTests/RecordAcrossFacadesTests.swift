@@ -102,6 +102,17 @@ struct RecordAcrossFacadesTests {
     #expect(future.cancellationRecord?.line == line)
     #expect(future.cancellationRecord?.hops.first == .init(label: "bridged", arrival: .origin, ending: .producer))
 
+    // A chain's own cancel reaches the future made from it with the chain's record first.
+    let cancelledChain = Promise<Int>.pending().promise.cancellize(label: "job")
+    let follower = cancelledChain.asFuture().labelled("follower")
+    cancelledChain.cancel(); let chainLine = #line
+    let followerRecord = try #require(follower.cancellationRecord)
+    #expect(followerRecord.line == chainLine && followerRecord.reason is PMKError)
+    #expect(
+      followerRecord.hops == [
+        .init(label: "job", arrival: .origin), .init(label: "follower", arrival: .link, ending: .producer),
+      ])
+
     // And a chain cancelled by its own member reaches a future it was made from through a link.
     let producer = Futures.Promise<Int>(label: "source")
     producer.automaticallyCancelOnRequestCancel()

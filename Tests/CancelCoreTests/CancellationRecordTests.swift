@@ -66,6 +66,18 @@ struct CancellationRecordTests {
     #expect(text.hasSuffix(#"→ link → "q\"uote""#))
   }
 
+  /// Every line break `Character.isNewline` counts, not only `\n` and `\r` (review finding).
+  @Test func unicodeLineSeparatorsAreEscapedToo() throws {
+    struct Separated: Error, CustomStringConvertible { var description: String { "a\u{2028}b\u{85}c" } }
+    let source = CancelSource(label: "x\u{2029}y\r\nz")
+    source.cancel(reason: Separated())
+    let text = try #require(source.cancellationRecord).description
+    let hasLineBreak = text.contains(where: \.isNewline)
+    #expect(!hasLineBreak, "\(text)")
+    #expect(text.contains(#"by a\u{2028}b\u{85}c at"#))
+    #expect(text.contains(#""x\u{2029}y\r\nz""#))
+  }
+
   @Test func oneRecordValueAlwaysGivesTheSameDate() throws {
     let source = CancelSource()
     source.cancel()

@@ -197,6 +197,63 @@ struct FutureRecordTests {
     #expect(record.hops == [Hop(label: "slow", arrival: .origin, ending: .requestHandler)])
   }
 
+  /// A future that waits on one already cancelled passes its cancel on like one that waited
+  /// before: its record follows it, and never changes (review finding: it made one up, dated at
+  /// each read).
+  @Test func futuresMadeAfterTheirParentWasCancelledFollowIt() throws {
+    let parent = Futures.Promise<Int>(label: "parent")
+    parent.completeWithCancel(); let line = #line
+    let expected = [Hop(label: "parent", arrival: .origin, ending: .producer)]
+    let late = parent.future.map(.immediate) { $0 }.labelled("late")  // labelled after: no label
+    let passing: Future<Int> = parent.future.onComplete(.immediate) { Completion($0) }
+    let outer = Futures.Promise<Int>(label: "outer")
+    outer.completeUsingFuture(parent.future)
+    let combined = combineFutures(parent.future, Futures.Promise<Int>().future)
+    let batch = FutureBatchOf([parent.future])
+    let answered = Futures.Promise<Int>(label: "answered")
+    answered.onRequestCancel(.immediate) { _ in .complete(.completeUsing(parent.future)) }
+    answered.future.getCancelToken().cancel()
+    for (future, name) in [
+      (late, nil), (passing, nil), (outer.future, "outer"), (combined.map(.immediate) { $0.0 }, nil),
+      (batch.future.map(.immediate) { $0.count }, nil), (answered.future, "answered"),
+    ] as [(Future<Int>, String?)] {
+      let first = try #require(future.cancellationRecord)
+      #expect(Array(first.hops.prefix(1)) == expected, "\(first)")
+      #expect(first.line == line)
+      #expect(first.hops.last?.arrival == .completion)
+      if let name { #expect(first.hops.last?.label == name) }
+      #expect(future.cancellationRecord?.instant == first.instant)
+    }
+  }
+
+  /// A label is set once, while pending, so a record never changes (review finding: relabelling
+  /// changed the path of records already read).
+  @Test func aLabelIsSetOnceWhilePending() throws {
+    let producer = Futures.Promise<Int>(label: "up")
+    let stage = producer.future.map(.immediate) { $0 }.labelled("down").labelled("ignored")
+    #expect(stage.label == "down")
+    producer.completeWithCancel()
+    let before = try #require(stage.cancellationRecord)
+    producer.future.labelled("renamed")
+    stage.labelled("renamed")
+    #expect(stage.cancellationRecord?.path == ["up", "down"])
+    #expect(before.path == ["up", "down"])
+    #expect(Future<Int>(cancelled: ()).labelled("late").label == nil)
+  }
+
+  @Test func aProducersTimerRecordsADeadlineSetWhereItWasArmed() throws {
+    let time = ManualDeadlineScheduler()
+    let producer = Futures.Promise<Int>(label: "timed")
+    producer.automaticallyCancel(afterDelay: 5, scheduler: time); let line = #line
+    let stage = producer.future.map(.immediate) { $0 }
+    time.advance(by: .seconds(5))
+    let record = try #require(stage.cancellationRecord)
+    #expect(record.trigger == .deadline && record.line == line)
+    #expect(
+      record.hops == [Hop(label: "timed", arrival: .origin, ending: .producer), Hop(label: nil, arrival: .completion)])
+    #expect(record.description.contains("— deadline of \"timed\" (FuturesTests/FutureRecordTests.swift:\(line)"))
+  }
+
   /// Reading the record of the last of 100,000 stages, then freeing them all (each keeps the one
   /// before for its record), on a 512 KiB stack: neither recurses.
   @Test func theRecordOfAVeryLongChainIsReadAndFreedInConstantStack() async {

@@ -45,10 +45,12 @@ extension CancellablePromise {
       cancelContext.cancel(error: CancelContext.defaultError, origin: origin)
       return .continue  // the chain's rejection, synchronous, completes the future
     })
+    let context = cancelContext
     promise.pipe { result in
       switch result {
       case .success(let value): producer.completeWithSuccess(value)
-      case .failure(let error) where error.isCancellation: producer.completeWithCancel(origin: .unknown)
+      case .failure(let error) where error.isCancellation:
+        producer.completeWithCancel(linkedTo: { context.cancellationRecord })
       case .failure(let error): producer.completeWithFail(error)
       }
     }

@@ -40,7 +40,7 @@
     /// - Throws: ``GracefulShutdownError``, `CancellationError()`, or the future's failure.
     public func cancelOnGracefulShutdown() async throws -> T {
       try await withGracefulShutdownToken { token in
-        let registration = token.onCancel { self.getCancelToken().cancel() }
+        let registration = token.onCancel { self.getCancelToken().cancel([], origin: .unknown) }
         defer { registration.unregister() }
         do {
           return try await self.async()

@@ -13,7 +13,7 @@ package struct RegistrationKey: Sendable, Hashable {
   }
 
   /// A key that matches nothing.
-  @usableFromInline static let none = RegistrationKey(index: .max, tag: 0)
+  @usableFromInline package static let none = RegistrationKey(index: .max, tag: 0)
 }
 
 /// Entries waiting for an event (cancel handlers, promise callbacks), in registration order.

@@ -107,7 +107,9 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
     }
   }
 
-  /// The reason: the error the first cancel gave.
+  /// The reason: the error the first cancel gave. A future carries no error: its record's reason is
+  /// `CancellationError()`, unless the cancel of another facade reached it through a bridge (then
+  /// that cancel's: a token's reason, or a cancellable chain's error).
   public let reason: any Error
   /// When the cancel started, on the continuous clock (see ``date`` for the wall clock).
   public let instant: ContinuousClock.Instant
@@ -206,12 +208,27 @@ public struct CancellationRecord: Sendable, CustomStringConvertible, CustomDebug
 
   /// `label` in quotes, with quotes, backslashes and line breaks escaped as in Swift source, so
   /// the description stays one line whatever the label holds.
-  private static func quoted(_ label: String) -> String { String(reflecting: label) }
+  private static func quoted(_ label: String) -> String { oneLine(String(reflecting: label)) }
 
-  /// `text` with its line breaks written as `\n` (and `\r`), so the description stays one line.
+  /// `text` with every line break written as an escape (`\n`, `\r`, `\u{2028}`…: all that
+  /// `Character.isNewline` counts), so the description stays one line.
   private static func oneLine(_ text: String) -> String {
     guard text.contains(where: \.isNewline) else { return text }
-    return text.replacingOccurrences(of: "\r", with: "\\r").replacingOccurrences(of: "\n", with: "\\n")
+    var escaped = ""
+    for character in text {
+      guard character.isNewline else {
+        escaped.append(character)
+        continue
+      }
+      for scalar in character.unicodeScalars {
+        switch scalar {
+        case "\n": escaped += "\\n"
+        case "\r": escaped += "\\r"
+        default: escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        }
+      }
+    }
+    return escaped
   }
 
   /// "HH:mm:ss.SSS" in the local time zone.

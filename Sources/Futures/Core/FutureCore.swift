@@ -160,9 +160,14 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
     let action = lockedSettle(.cancelled, unlessClaimed: unlessClaimed, released: &released) {
       $0.completed(cancel: cause)
     }
-    guard finishSettle(action, released, detachUpstream: detachUpstream) else { return false }
-    if case .ending = cause, CancellationObservers.isObserving { reportCancel() }
-    return true
+    if case .alreadySettled = action { return false }
+    // Before the blocks waiting here run, as a source reports before its handlers; inside another
+    // report or request on this thread (an observer that cancels), queued until it returns, so
+    // observers never nest.
+    if case .ending = cause, CancellationObservers.isObserving {
+      ReentrantRun.run(self) { future in future.reportCancel() }
+    }
+    return finishSettle(action, released, detachUpstream: detachUpstream)
   }
 
   /// Ends like `input`, which did not succeed: a combinator whose input failed or was cancelled.
@@ -288,13 +293,26 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
 
   /// Offers a callback: it waits for the result, or runs now on this thread if the result was
   /// already delivered (then `nil` is returned).
-  final func observe(_ callback: FutureCallback) -> RegistrationKey? {
+  ///
+  /// - Parameter consumer: the future `callback` completes, if it passes this one's result on: a
+  ///   cancelled result delivered now first links it here, for its record (as a link made when the
+  ///   callback waited would be kept).
+  final func observe(_ callback: FutureCallback, consumer: _FutureCore? = nil) -> RegistrationKey? {
     switch lock.withLock({ machine.observe(callback) }) {
     case .queued(let key): return key
     case .runNow(let callback, let result):
+      if let consumer, result.isCancelled { consumer.linkForRecord(to: self) }
       callback.run(result)?.deliverNow()
       return nil
     }
+  }
+
+  /// Links this future to `parent`, cancelled already, whose result it is about to pass on, so
+  /// that its record follows `parent` (see `SettleCause.upstream`). What it waited on before is
+  /// released after unlocking.
+  final func linkForRecord(to parent: _FutureCore) {
+    let replaced = lock.withLock { requests.linkForRecord(to: parent, isSettled: machine.isSettled) }
+    _ = replaced
   }
 
   /// Called when this future's producer (its ``Promise``) went away. If nothing else can complete
@@ -367,7 +385,7 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
       settle(.fail(CompletionCycleError()), detachUpstream: true)
       return true
     }
-    guard let key = source.observe(.forward(to: self)) else { return true }
+    guard let key = source.observe(.forward(to: self), consumer: self) else { return true }
     let action = lock.withLock {
       requests.bind(to: source, key: key, replacing: replacing, isSettled: machine.isSettled)
     }
@@ -448,7 +466,10 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
       if case .queued(let key) = action { requests.waitOnParent(parent, key: key) }
       return action
     }
-    if case .runNow(let callback, let result) = action { callback.run(result)?.deliverNow() }
+    if case .runNow(let callback, let result) = action {
+      if result.isCancelled { linkForRecord(to: parent) }
+      callback.run(result)?.deliverNow()
+    }
   }
 }
 

@@ -2,9 +2,9 @@ extension _FutureCore {
   /// The label given with ``Promise/init(label:)`` or ``Future/labelled(_:)``, if any.
   final var recordLabel: String? { lock.withLock { requests.label } }
 
-  /// Gives this future a label for records.
+  /// Gives this future a label for records, unless it has one or has completed.
   final func setRecordLabel(_ label: String) {
-    lock.withLock { requests.label = label }
+    lock.withLock { requests.setLabel(label, isSettled: machine.isSettled) }
   }
 
   /// What the record walk reads of one future, under its lock.
@@ -59,7 +59,12 @@ extension _FutureCore {
     let ending = ending ?? FutureEnding(.block, request: nil)
     let request = ending.request
     var hops: [CancellationRecord.Hop] = []
-    let base = (request?.linkedFrom ?? ending.linkedFrom)?.cancellationRecord
+    // A request that reached the future is what its producer answered, even when the producer
+    // ended it because of another facade's cancel (which that request may itself have caused).
+    let base =
+      if let request { request.linkedFrom?.cancellationRecord } else {
+        ending.linkedFrom?.cancellationRecord ?? ending.linkedRecord?()
+      }
     if let base { hops = base.hops }
     let firstArrival: CancellationRecord.Hop.Arrival = base == nil ? .origin : .link
     if let request, request.start != ObjectIdentifier(start) {
@@ -72,7 +77,8 @@ extension _FutureCore {
     if let base { return CancellationRecord(extending: base, hops: hops) }
     return CancellationRecord(
       reason: CancellationError(), instant: RecordClock.instant(of: request?.clockCount ?? ending.clockCount),
-      origin: request?.origin ?? ending.origin, trigger: request?.byTask == true ? .task : .call, hops: hops)
+      origin: request?.origin ?? ending.origin, trigger: request.map { $0.byTask ? .task : .call } ?? ending.trigger,
+      hops: hops)
   }
 
   /// Hands this future's record to the process's observer (see

@@ -15,6 +15,11 @@ struct FutureEnding: Sendable {
   let clockCount: Int64
   /// The core source whose cancel handler ended it (a token's bridge completing a producer).
   let linkedFrom: CancelStorage?
+  /// What started it when no request did: a call, or a producer's timer (`.deadline`).
+  var trigger = CancellationRecord.Trigger.call
+  /// The record of the cancel of another facade that ended it (a cancellable chain a bridge
+  /// follows), read when the future's record is.
+  var linkedRecord: (@Sendable () -> CancellationRecord?)?
 
   /// An ending that a request (or nothing known) led to.
   init(_ how: CancellationRecord.Hop.Ending, request: RequestFacts?) {
@@ -23,6 +28,7 @@ struct FutureEnding: Sendable {
     origin = .unknown
     clockCount = request?.clockCount ?? RecordClock.now()
     linkedFrom = nil
+    linkedRecord = nil
   }
 
   /// An ending made now by a call at `origin` (a producer's, or a block's).
@@ -32,6 +38,7 @@ struct FutureEnding: Sendable {
     self.origin = origin
     clockCount = RecordClock.now()
     linkedFrom = CancelStorage.runningHandlerSource
+    linkedRecord = nil
   }
 }
 

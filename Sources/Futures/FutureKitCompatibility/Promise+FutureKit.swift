@@ -98,11 +98,18 @@ extension Promise {
   /// Completes the future as cancelled after `delay` seconds, on a real-time timer, unless it
   /// completed first; a cancel request before then completes it cancelled at once.
   ///
-  /// The same as ``automaticallyCancel(afterDelay:scheduler:)`` with the Dispatch scheduler.
+  /// The same as ``automaticallyCancel(afterDelay:scheduler:fileID:line:function:)`` with the Dispatch scheduler.
   ///
-  /// - Parameter delay: the delay in seconds (as ``Future/init(afterDelay:success:)`` reads it).
-  public func automaticallyCancel(afterDelay delay: TimeInterval) {
-    automaticallyCancel(afterDelay: delay, scheduler: .dispatch)
+  /// - Parameters:
+  ///   - delay: the delay in seconds (as ``Future/init(afterDelay:success:)`` reads it).
+  ///   - fileID: the caller's file, for the record of the timer's cancel; leave the default.
+  ///   - line: the caller's line, for that record; leave the default.
+  ///   - function: the caller's function, for that record; leave the default.
+  public func automaticallyCancel(
+    afterDelay delay: TimeInterval, fileID: StaticString = #fileID, line: Int = #line,
+    function: StaticString = #function
+  ) {
+    automaticallyCancel(afterDelay: delay, scheduler: .dispatch, fileID: fileID, line: line, function: function)
   }
 
   /// Completes the future as cancelled after `delay` seconds, measured by `scheduler`, unless it
@@ -110,15 +117,23 @@ extension Promise {
   ///
   /// It also registers ``automaticallyCancelOnRequestCancel()``: a cancel request completes the
   /// future cancelled at once. The timer holds this promise until it fires, and is cancelled (and
-  /// releases it) as soon as the future completes. Tests pass a `ManualDeadlineScheduler`.
+  /// releases it) as soon as the future completes. Tests pass a `ManualDeadlineScheduler`. When the
+  /// timer cancels the future, its record says `deadline` and names this call.
   ///
   /// - Parameters:
   ///   - delay: the delay in seconds; negative and NaN count as zero (the timer fires when the
   ///     scheduler next fires), positive infinity, or more than `Int64.max` seconds, as never.
   ///   - scheduler: the timer source.
-  public func automaticallyCancel(afterDelay delay: TimeInterval, scheduler: some DeadlineScheduler) {
+  ///   - fileID: the caller's file, for the record of the timer's cancel; leave the default.
+  ///   - line: the caller's line, for that record; leave the default.
+  ///   - function: the caller's function, for that record; leave the default.
+  public func automaticallyCancel(
+    afterDelay delay: TimeInterval, scheduler: some DeadlineScheduler, fileID: StaticString = #fileID,
+    line: Int = #line, function: StaticString = #function
+  ) {
     automaticallyCancelOnRequestCancel()
-    completeAfter(delay, scheduler: scheduler) { $0.completeWithCancel(origin: .unknown) }
+    let origin = CancelOrigin(fileID: fileID, line: line, function: function)
+    completeAfter(delay, scheduler: scheduler) { $0.completeWithCancel(origin: origin, trigger: .deadline) }
   }
 
   /// Fails the future with `error` after `delay` seconds, on a real-time timer, unless it
@@ -141,7 +156,7 @@ extension Promise {
   /// releases it) as soon as the future completes. Tests pass a `ManualDeadlineScheduler`.
   ///
   /// - Parameters:
-  ///   - delay: the delay in seconds, read as by ``automaticallyCancel(afterDelay:scheduler:)``.
+  ///   - delay: the delay in seconds, read as by ``automaticallyCancel(afterDelay:scheduler:fileID:line:function:)``.
   ///   - error: the error.
   ///   - scheduler: the timer source.
   public func automaticallyFail(

@@ -155,7 +155,7 @@ extension _FutureCore {
   }
 
   /// The links this future waits on (for a future that shares them, see `Future.share(upstreamOf:)`).
-  final var upstreamLinks: Upstream { lock.withLock { requests.upstream } }
+  final var upstreamLinks: Upstream { lock.withLock { machine.isSettled ? .none : requests.upstream } }
 
   /// Whether a producer completion would change nothing now: the future completed, or its
   /// producer handed it over with `completeUsing`.

@@ -300,7 +300,7 @@ struct FutureRequestStateMachine {
     case .input(let input):
       // Only the link to that input stays: the others may still be pending, and would keep this
       // future (through the combinator's callback there) as long as they are.
-      var kept = Upstream.none
+      var kept = Upstream.one(input, .none)
       if case .many(let links) = upstream, let link = links.first(where: { $0.node === input }) {
         kept = .one(link.node, link.key)
       }
@@ -325,10 +325,25 @@ struct FutureRequestStateMachine {
 
   // MARK: Records
 
+  /// The future is about to pass on the cancelled result of `parent`, which it did not wait on
+  /// through a link (it was registered after `parent` completed): it links to it, for the record.
+  ///
+  /// - Returns: what it waited on before, to release after unlocking.
+  mutating func linkForRecord(to parent: _FutureCore, isSettled: Bool) -> Upstream {
+    guard !isSettled else { return .none }
+    var replaced = Upstream.one(parent, .none)
+    swap(&replaced, &upstream)
+    return replaced
+  }
+
   /// The label given when the future was made.
-  var label: String? {
-    get { extras?.label }
-    set { madeExtras().label = newValue }
+  var label: String? { extras?.label }
+
+  /// Gives the future `label`, unless it has one or has completed: a record never changes, so
+  /// neither does a label it may show.
+  mutating func setLabel(_ label: String, isSettled: Bool) {
+    guard !isSettled, extras?.label == nil else { return }
+    madeExtras().label = label
   }
 
   /// How the future ended cancelled, if the cancel started here.
