@@ -23,29 +23,38 @@
   /// token before `operation` starts. With no service context, or one that carries neither a
   /// token nor a deadline, `operation` runs as it is, under the enclosing scope if there is one.
   ///
+  /// The record of a cancel by the received deadline (`CancellationRecord`, trigger `deadline`)
+  /// names this call as where the deadline was set.
+  ///
   /// - Parameters:
   ///   - isolation: the actor the call runs on; the caller's, by default.
+  ///   - fileID: the caller's file, for the deadline's record; leave the default.
+  ///   - line: the caller's line, for that record; leave the default.
+  ///   - function: the caller's function, for that record; leave the default.
   ///   - operation: the work.
   /// - Returns: what `operation` returns.
   /// - Throws: the token's reason if it was cancelled and `operation` then threw; otherwise what
   ///   `operation` throws.
   public func withServiceContextCancellation<T>(
-    isolation: isolated (any Actor)? = #isolation,
-    operation: () async throws -> T
+    isolation: isolated (any Actor)? = #isolation, fileID: StaticString = #fileID, line: Int = #line,
+    function: StaticString = #function, operation: () async throws -> T
   ) async throws -> T {
     guard let context = ServiceContext.current else { return try await operation() }
     // A request of our own only for a received deadline (linked to the context's token if there
     // is one too); a token alone is bound as it is.
     let request = context.cancellationDeadline.map { deadline in
-      context.cancellationToken.map { CancellationRequest(linkedTo: $0, deadline: deadline) }
-        ?? CancellationRequest(deadline: deadline)
+      let request = CancellationRequest(linkedTo: context.cancellationToken.map { [$0] } ?? [])
+      // A deadline that passed before the call (a remaining time of zero on arrival) cancels now,
+      // not when a timer of zero gets its turn.
+      let origin = CancelOrigin(fileID: fileID, line: line, function: function)
+      if deadline <= .now {
+        _ = request.storage.cancel(reason: TimeoutError(timeout: .zero), origin: origin, cause: .deadline)
+      } else {
+        request.storage.cancel(at: deadline, scheduler: .dispatch, origin: origin)
+      }
+      return request
     }
     guard let token = request?.token ?? context.cancellationToken else { return try await operation() }
-    // A deadline that passed before the call (a remaining time of zero on arrival) cancels now,
-    // not when a timer of zero gets its turn.
-    if let request, let deadline = context.cancellationDeadline, deadline <= .now {
-      _ = request.cancel(reason: TimeoutError(timeout: .zero))
-    }
     defer { request?.close() }
     return try await withCancellationToken(token, isolation: isolation) {
       var bound = context

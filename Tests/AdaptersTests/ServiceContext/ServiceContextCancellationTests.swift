@@ -141,6 +141,25 @@
       #expect(throws: TimeoutError.self) { try outcome.get() }
     }
 
+    /// The record of a received deadline names the call of `withServiceContextCancellation`, not
+    /// the library, and says `deadline` (whether it passed before the call or during it).
+    @Test func aReceivedDeadlinesRecordNamesTheCaller() async throws {
+      for header in ["0n", "1m"] {
+        let context = extracted([RemainingTime.headerName: header])
+        let line = #line + 2
+        let record = await ServiceContext.withValue(context) {
+          let token = try? await withServiceContextCancellation { () -> CancellationToken? in
+            let token = CancellationToken.current
+            try? await suspendUntilCancelled()
+            return token
+          }
+          return token?.cancellationRecord
+        }
+        #expect(record?.trigger == .deadline, "\(header): \(String(describing: record)) expected line \(line)")
+        #expect(record?.line == line && record?.fileID.hasSuffix("ServiceContextCancellationTests.swift") == true)
+      }
+    }
+
     @Test func theContextsTokenStopsTheWorkWithItsReason() async throws {
       let request = CancellationRequest()
       var context = ServiceContext.topLevel
