@@ -102,11 +102,11 @@ public class Future<T: Sendable>: _FutureCore, @unchecked Sendable {
   /// futures that passed the cancel on to this one; `nil` unless the future completed
   /// ``FutureResult/cancelled``.
   ///
-  /// It is built on demand, and never changes once the future is cancelled. Its
-  /// ``CancellationRecord/reason`` is `CancellationError()`, unless the cancel of another facade
-  /// reached the future through a bridge (a token's handler, a cancellable chain's `asFuture()`):
-  /// then the record starts with that cancel's, reason included. A future cancelled because the future it waited on was
-  /// keeps a reference to that future for it. How to read one: `docs/explaining-cancellation.md`.
+  /// It is built on demand, and never changes once the future is cancelled. Its `reason` is
+  /// `CancellationError()`, unless the cancel of another facade reached the future through a
+  /// bridge (a token's handler, a cancellable chain's `asFuture()`): then the record starts with
+  /// that cancel's, reason included. A future cancelled because the future it waited on was keeps
+  /// a reference to that future for it. How to read one: `docs/explaining-cancellation.md`.
   public final var cancellationRecord: CancellationRecord? { cancelRecord }
 
   /// The label given with ``Promise/init(label:)`` or ``labelled(_:)``, if any: records name

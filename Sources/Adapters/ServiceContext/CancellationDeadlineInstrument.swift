@@ -16,8 +16,8 @@
   /// `ServiceContext.cancellationDeadline` to the instant of arrival plus the time that was
   /// left (the earlier of that and a deadline the context already had). A missing header sets
   /// nothing; a malformed one (see ``RemainingTime``) is ignored. The handler then runs under
-  /// ``withServiceContextCancellation(isolation:operation:)`` to be cancelled when that deadline
-  /// passes, with a `TimeoutError`.
+  /// ``withServiceContextCancellation(isolation:fileID:line:function:operation:)`` to be cancelled
+  /// when that deadline passes, with a `TimeoutError`.
   ///
   /// Only the deadline crosses the boundary. A cancellation's reason stays in its process: it is
   /// an arbitrary Swift error the receiver could not decode, and a caller that gives up closes

@@ -6,7 +6,7 @@
   extension ServiceContext {
     /// The token of the work this context describes, if one was put in it.
     ///
-    /// ``withServiceContextCancellation(isolation:operation:)`` reads it (with
+    /// ``withServiceContextCancellation(isolation:fileID:line:function:operation:)`` reads it (with
     /// ``cancellationDeadline``) to bind the task's `CancellationToken.current`, and sets it to the
     /// token it binds, so code that only sees the service context (a tracer, a framework's
     /// middleware) reads the cancellation of the work too. A token does not cross a process
