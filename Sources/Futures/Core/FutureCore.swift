@@ -258,9 +258,8 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
   }
 
   /// The producer completes the future cancelled (`how`: `.producer`, or `.block`), by a call at
-  /// `origin` (see
-  /// `Promise.tryComplete(_:fileID:line:function:)`); out of line, so that inlinable callers
-  /// need not see how the ending is kept.
+  /// `origin` (see `Promise.tryComplete(_:fileID:line:function:)`); out of line, so that
+  /// inlinable callers need not see how the ending is kept.
   ///
   /// - Returns: whether this call completed the future.
   @usableFromInline
