@@ -81,18 +81,14 @@ public final class Promise<T: Sendable>: Sendable {
   /// call that did (`.unknown` for the package's own producers, whose call site is not the
   /// user's).
   package func completeWithCancel(origin: CancelOrigin, trigger: CancellationRecord.Trigger = .call) {
-    var ending = FutureEnding(.producer, origin: origin)
-    ending.trigger = trigger
-    future.settleCancelled(.ending(ending), detachUpstream: true, unlessClaimed: true)
+    _ = future.applyProducerCancel(.producer, origin: origin, trigger: trigger)
   }
 
   /// Completes the future as cancelled, unless it already completed, because of a cancel of
   /// another facade whose record `linkedRecord` reads (a cancellable chain a bridge follows): the
   /// future's record starts with that one.
   package func completeWithCancel(linkedTo linkedRecord: @escaping @Sendable () -> CancellationRecord?) {
-    var ending = FutureEnding(.producer, origin: .unknown)
-    ending.linkedRecord = linkedRecord
-    future.settleCancelled(.ending(ending), detachUpstream: true, unlessClaimed: true)
+    _ = future.applyProducerCancel(.producer, origin: .unknown, linkedRecord: linkedRecord)
   }
 
   /// Completes the future as cancelled, unless it already completed. The same as

@@ -40,12 +40,12 @@ extension CancellablePromise {
   /// - Returns: the future.
   public func asFuture() -> Future<T> {
     let producer = Futures.Promise<T>()
-    producer.onRequestCancel(passingOrigin: { [self] _, origin in
+    let context = cancelContext
+    producer.onRequestCancel(passingOrigin: { _, origin in
       // The chain's record names the request's call site, not this one.
-      cancelContext.cancel(error: CancelContext.defaultError, origin: origin)
+      context.cancel(error: CancelContext.defaultError, origin: origin)
       return .continue  // the chain's rejection, synchronous, completes the future
     })
-    let context = cancelContext
     promise.pipe { result in
       switch result {
       case .success(let value): producer.completeWithSuccess(value)

@@ -43,18 +43,17 @@
     // A request of our own only for a received deadline (linked to the context's token if there
     // is one too); a token alone is bound as it is.
     let request = context.cancellationDeadline.map { deadline in
-      let request = CancellationRequest(linkedTo: context.cancellationToken.map { [$0] } ?? [])
-      // A deadline that passed before the call (a remaining time of zero on arrival) cancels now,
-      // not when a timer of zero gets its turn.
-      let origin = CancelOrigin(fileID: fileID, line: line, function: function)
-      if deadline <= .now {
-        _ = request.storage.cancel(reason: TimeoutError(timeout: .zero), origin: origin, cause: .deadline)
-      } else {
-        request.storage.cancel(at: deadline, scheduler: .dispatch, origin: origin)
-      }
-      return request
+      context.cancellationToken.map {
+        CancellationRequest(linkedTo: $0, deadline: deadline, fileID: fileID, line: line, function: function)
+      } ?? CancellationRequest(deadline: deadline, fileID: fileID, line: line, function: function)
     }
     guard let token = request?.token ?? context.cancellationToken else { return try await operation() }
+    // A deadline that passed before the call (a remaining time of zero on arrival) cancels now,
+    // not when a timer of zero gets its turn; its record says so, as the timer's would.
+    if let request, let deadline = context.cancellationDeadline, deadline <= .now {
+      let origin = CancelOrigin(fileID: fileID, line: line, function: function)
+      _ = request.storage.cancel(reason: TimeoutError(timeout: .zero), origin: origin, cause: .deadline)
+    }
     defer { request?.close() }
     return try await withCancellationToken(token, isolation: isolation) {
       var bound = context

@@ -258,13 +258,18 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
   }
 
   /// The producer completes the future cancelled (`how`: `.producer`, or `.block`), by a call at
-  /// `origin` (see `Promise.tryComplete(_:fileID:line:function:)`); out of line, so that
-  /// inlinable callers need not see how the ending is kept.
+  /// `origin`, started by `trigger`, or by another facade's cancel whose record `linkedRecord` reads
+  /// (see `FutureEnding`); out of line, so that inlinable callers (`Promise.tryComplete`) need not
+  /// see how the ending is kept.
   ///
   /// - Returns: whether this call completed the future.
   @usableFromInline
-  final func applyProducerCancel(_ how: CancellationRecord.Hop.Ending, origin: CancelOrigin) -> Bool {
-    settleCancelled(.ending(FutureEnding(how, origin: origin)), detachUpstream: true, unlessClaimed: true)
+  final func applyProducerCancel(
+    _ how: CancellationRecord.Hop.Ending, origin: CancelOrigin, trigger: CancellationRecord.Trigger = .call,
+    linkedRecord: (@Sendable () -> CancellationRecord?)? = nil
+  ) -> Bool {
+    let ending = FutureEnding(how, origin: origin, trigger: trigger, linkedRecord: linkedRecord)
+    return settleCancelled(.ending(ending), detachUpstream: true, unlessClaimed: true)
   }
 
   /// A request handler's answer (`facts`: the request it answers, if known): a cancelled

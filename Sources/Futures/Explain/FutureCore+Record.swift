@@ -62,9 +62,7 @@ extension _FutureCore {
     // A request that reached the future is what its producer answered, even when the producer
     // ended it because of another facade's cancel (which that request may itself have caused).
     let base =
-      if let request { request.linkedFrom?.cancellationRecord } else {
-        ending.linkedFrom?.cancellationRecord ?? ending.linkedRecord?()
-      }
+      if let request { request.linkedFrom?.cancellationRecord } else { ending.linkedRecord?() }
     if let base { hops = base.hops }
     let firstArrival: CancellationRecord.Hop.Arrival = base == nil ? .origin : .link
     if let request, request.start != ObjectIdentifier(start) {

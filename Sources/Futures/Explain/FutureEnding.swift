@@ -13,13 +13,12 @@ struct FutureEnding: Sendable {
   let origin: CancelOrigin
   /// When it ended, as a `RecordClock` count.
   let clockCount: Int64
-  /// The core source whose cancel handler ended it (a token's bridge completing a producer).
-  let linkedFrom: CancelStorage?
   /// What started it when no request did: a call, or a producer's timer (`.deadline`).
-  var trigger = CancellationRecord.Trigger.call
-  /// The record of the cancel of another facade that ended it (a cancellable chain a bridge
-  /// follows), read when the future's record is.
-  var linkedRecord: (@Sendable () -> CancellationRecord?)?
+  let trigger: CancellationRecord.Trigger
+  /// The record of the cancel of another facade that ended it, read when the future's record is:
+  /// the core source whose cancel handler was running (a token's bridge completing a producer), or
+  /// a cancellable chain a bridge follows.
+  let linkedRecord: (@Sendable () -> CancellationRecord?)?
 
   /// An ending that a request (or nothing known) led to.
   init(_ how: CancellationRecord.Hop.Ending, request: RequestFacts?) {
@@ -27,18 +26,29 @@ struct FutureEnding: Sendable {
     self.request = request
     origin = .unknown
     clockCount = request?.clockCount ?? RecordClock.now()
-    linkedFrom = nil
+    trigger = .call
     linkedRecord = nil
   }
 
-  /// An ending made now by a call at `origin` (a producer's, or a block's).
-  init(_ how: CancellationRecord.Hop.Ending, origin: CancelOrigin) {
+  /// An ending made now by a call at `origin` (a producer's, or a block's), started by `trigger`;
+  /// `linkedRecord` by default reads the record of the source whose cancel handler is running
+  /// here, if any.
+  init(
+    _ how: CancellationRecord.Hop.Ending, origin: CancelOrigin, trigger: CancellationRecord.Trigger = .call,
+    linkedRecord: (@Sendable () -> CancellationRecord?)? = nil
+  ) {
     self.how = how
     request = nil
     self.origin = origin
     clockCount = RecordClock.now()
-    linkedFrom = CancelStorage.runningHandlerSource
-    linkedRecord = nil
+    self.trigger = trigger
+    if let linkedRecord {
+      self.linkedRecord = linkedRecord
+    } else if let source = CancelStorage.runningHandlerSource {
+      self.linkedRecord = { @Sendable in source.cancellationRecord }
+    } else {
+      self.linkedRecord = nil
+    }
   }
 }
 
