@@ -92,17 +92,6 @@ package final class CancelMember: @unchecked Sendable {
   package func closeSourceIfDrained() {
     if drainedItsSource { _ = source.close(.drained) }
   }
-
-  /// For a target settling on its own while its group may be cancelled: if the source's cancel
-  /// has started, records that the cancel rejected a member (the group's
-  /// ``CancelStorage/hasCancelledMember``) and returns the reason the target must settle with;
-  /// `nil` if the source was not cancelled. Lock-free while the source is not cancelled.
-  @inlinable
-  package func claimCancelReason() -> (any Error)? {
-    guard source.isCancelled, let reason = source.reason else { return nil }
-    source.recordCancelledMember()
-    return reason
-  }
 }
 
 /// The members waiting on one source, oldest first: an intrusive doubly linked list.

@@ -182,9 +182,20 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
 
   /// Whether the cancel rejected at least one member of this source's group: recorded by
   /// ``recordCancelledMember()``, which a member's target calls when the cancel settles it (or
-  /// through ``CancelMember/claimCancelReason()``). `false` on a source that was cancelled after
+  /// through ``claimCancelReason()``). `false` on a source that was cancelled after
   /// every member had settled. One atomic load, no lock.
   @inlinable package var hasCancelledMember: Bool { cancelledMember.load(ordering: .acquiring) }
+
+  /// For a member's target settling on its own while its group may be cancelled: if this source's
+  /// cancel has started, records that the cancel rejected a member (``hasCancelledMember``) and
+  /// returns the reason the target must settle with; `nil` if the source was not cancelled.
+  /// Lock-free while the source is not cancelled.
+  @inlinable
+  package func claimCancelReason() -> (any Error)? {
+    guard isCancelled, let reason else { return nil }
+    recordCancelledMember()
+    return reason
+  }
 
   /// Records that the cancel rejected a member of this group (see ``hasCancelledMember``), before
   /// that member's rejection is delivered, so its handlers already see it. Returns whether this

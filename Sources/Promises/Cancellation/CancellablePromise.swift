@@ -158,13 +158,28 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   ///   - body: starts the work; throwing rejects the promise.
   @inlinable
   public convenience init(task: (any CancellableTask)? = nil, resolver body: (Resolver<T>) throws -> Void) {
-    self.init(stageOf: CancelContext())
-    cancelContext.append(task: task, reject: nil, whilePending: promise)
+    // The body runs before the promise joins its chain: nothing can cancel a chain nobody holds
+    // yet, so work that settles inside `body` costs no membership (see `init(startedBy:in:)`).
+    let promise = Promise<T>(pending: ())
     let resolver = Resolver(promise)
     do {
       try body(resolver)
     } catch {
       resolver.reject(error)
+    }
+    self.init(startedBy: promise, in: CancelContext())
+    cancelContext.append(task: task, reject: nil, whilePending: promise)
+  }
+
+  /// The member of a new chain `context` for `promise`, whose work has just started and which no
+  /// cancel could reach yet: settled, it joins nothing; pending, it joins (and may settle on
+  /// another thread meanwhile: see ``init(member:context:)``).
+  @inlinable
+  convenience init(startedBy promise: Promise<T>, in context: CancelContext) {
+    if promise.settledResult != nil {
+      self.init(settled: promise, context: context)
+    } else {
+      self.init(member: promise, context: context)
     }
   }
 
@@ -203,15 +218,18 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// Disfavored, so a body that returns nothing (PromiseKit 7's form) is never ambiguous.
   @_disfavoredOverload
   public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
-    self.init(stageOf: CancelContext())
+    // As in `init(task:resolver:)`: the body runs before the promise joins its chain.
+    let promise = Promise<T>(pending: ())
     let resolver = Resolver(promise)
+    var cancel: (@Sendable () -> Void)?
     do {
-      let cancel = try body(resolver)
-      // A handler of the context: the core runs it exactly once, before the members are rejected.
-      cancelContext.append(task: nil, reject: { _ in cancel() }, whilePending: promise)
+      cancel = try body(resolver)
     } catch {
       resolver.reject(error)
     }
+    self.init(startedBy: promise, in: CancelContext())
+    // A handler of the context: the core runs it exactly once, before the members are rejected.
+    if let cancel { cancelContext.append(task: nil, reject: { _ in cancel() }, whilePending: promise) }
   }
 
   /// CancellablePromiseKit's form: resolves like `promise`; cancelling calls `cancel` once and

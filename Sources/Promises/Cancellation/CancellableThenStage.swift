@@ -60,6 +60,25 @@ final class CancellableThenStage<Input: Sendable, Follow: CancellableThenFollowi
     super.init(pending: ())
   }
 
+  /// A stage whose body has already run (see `CancelContext.thenSettled(_:_:following:)`): it
+  /// only waits for the thenable the body returned (``wait(for:in:)``).
+  @inlinable
+  init(followedBy: Void) {
+    body = nil
+    super.init(pending: ())
+  }
+
+  /// Makes this stage (pending, nobody else holds it yet, body already run) a member of `context`,
+  /// waiting for `followed`, and returns the new member. It joins before it waits, so that a cancel
+  /// rejects it whenever `followed` settles.
+  @inlinable
+  consuming func wait(for followed: Follow.Followed, in context: CancelContext) -> CancellablePromise<Value> {
+    self.context = context.chain
+    let member = CancellablePromise<Value>(unsharedMember: copy self, context: context)
+    follow(followed)
+    return member
+  }
+
   @inlinable
   func receive(_ result: consuming Swift.Result<Input, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard let body = body.take(), let context else { return false }

@@ -192,7 +192,10 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    CancellableThenStage<T, FollowingCancellable<V>>(body)
+    if on == nil, let parent = promise.settledResult {
+      return cancelContext.thenSettled(parent, body, following: FollowingCancellable<V>.self)
+    }
+    return CancellableThenStage<T, FollowingCancellable<V>>(body)
       .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 
@@ -210,7 +213,10 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    CancellableThenStage<T, FollowingThenable<V>>(body)
+    if on == nil, let parent = promise.settledResult {
+      return cancelContext.thenSettled(parent, body, following: FollowingThenable<V>.self)
+    }
+    return CancellableThenStage<T, FollowingThenable<V>>(body)
       .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 
@@ -227,7 +233,8 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
   ) -> CancellablePromise<U> {
-    CancellableMapStage(transform)
+    if on == nil, let parent = promise.settledResult { return cancelContext.mapSettled(parent, transform) }
+    return CancellableMapStage(transform)
       .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }
 

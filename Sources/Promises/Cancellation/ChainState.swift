@@ -49,6 +49,21 @@ struct ChainState: Sendable {
     promise.settle(result)
   }
 
+  /// The cancel claim of a member settling with `result` (see
+  /// ``UnretainedMember/claimCancel(of:for:)``, which calls this): once this chain's cancel has
+  /// started, the cancel error wins, whatever `result` is (`nil` included), and the chain records
+  /// that its cancel rejected a member. A failure that is the cancel error itself (a cancel passing
+  /// down a chain) is kept, without reading the reason again. One atomic load while not cancelled.
+  @inlinable @inline(__always)
+  func claimCancel<T>(for result: inout Swift.Result<T, Error>?) {
+    guard source.isCancelled else { return }
+    if case .failure(let error)? = result, source.isCancelled(by: ErrorIdentity(error)) {
+      source.recordCancelledMember()
+    } else if let reason = source.claimCancelReason() {
+      result = .failure(reason)
+    }
+  }
+
   /// Rejects `promise` (a member) with the cancel `reason`: records the rejection (what
   /// ``CancelContext/isCancelled`` reports) **before** delivering it, so a handler of the member
   /// that runs synchronously already sees it. Returns whether this call settled the promise.

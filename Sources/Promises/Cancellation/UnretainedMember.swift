@@ -48,13 +48,7 @@ struct UnretainedMember {
   /// cancel error itself (a cancel passing down a chain) is kept, without reading the reason again.
   @inlinable @inline(__always)
   static func claimCancel<T>(of member: CancelMember, for result: inout Swift.Result<T, Error>?) {
-    let source = member.source
-    guard source.isCancelled else { return }
-    if case .failure(let error)? = result, source.isCancelled(by: ErrorIdentity(error)) {
-      source.recordCancelledMember()
-    } else if let reason = member.claimCancelReason() {
-      result = .failure(reason)
-    }
+    ChainState(source: member.source).claimCancel(for: &result)
   }
 
 }

@@ -1,0 +1,60 @@
+/// The stages `map(on: nil)` and `then(on: nil)` add to a cancellable chain after a member that
+/// has already settled: the body runs at once, inside the call (as it would through the parent's
+/// callback), and the new member is made settled, so it never waits in the chain's source.
+///
+/// The rules are those of a stage that waits (see ``CancellableMapStage``): no body starts once
+/// the chain's cancel has started, and a cancel that starts while the body runs wins over what the
+/// body returns (``ChainState/claimCancel(for:)``). One difference, which nobody holding the new
+/// member can see: a cancel made on another thread while the body runs counts as having rejected
+/// this member (``CancelContext/isCancelled``) when the call returns rather than when the cancel
+/// returns, since the member is not in the chain's list for the cancel to reject.
+extension CancelContext {
+  /// `map(on: nil)` after a member settled with `parent`.
+  @inlinable
+  func mapSettled<Input, U: Sendable>(
+    _ parent: consuming Swift.Result<Input, Error>, _ transform: (Input) throws -> U
+  ) -> CancellablePromise<U> {
+    let chain = self.chain
+    var result: Swift.Result<U, Error>?
+    switch consume parent {
+    case .success(let value):
+      // `nil` when the cancel started first: the claim below rejects the member.
+      if !chain.cancelStarted { result = Swift.Result { try transform(value) } }
+    case .failure(let error):
+      result = .failure(error)
+    }
+    chain.claimCancel(for: &result)
+    return CancellablePromise(settled: Promise(settled: result!), context: self)
+  }
+
+  /// `then(on: nil)` after a member settled with `parent`: the new member settles at once when
+  /// the thenable the body returns has settled (linked into this chain first, when it is a
+  /// cancellable one), and otherwise waits for it as a ``CancellableThenStage`` that has run its
+  /// body.
+  @inlinable
+  func thenSettled<Input: Sendable, Follow: CancellableThenFollowing>(
+    _ parent: consuming Swift.Result<Input, Error>, _ body: (Input) throws -> Follow.Returned, following: Follow.Type
+  ) -> CancellablePromise<Follow.Followed.T> {
+    let chain = self.chain
+    var result: Swift.Result<Follow.Followed.T, Error>?
+    switch consume parent {
+    case .success(let value):
+      guard !chain.cancelStarted else { break }
+      do {
+        let followed = Follow.follow(try body(value), linkingTo: chain)
+        // (The cast folds away where this is specialized.)
+        if let promise = followed as? Promise<Follow.Followed.T>, let settled = promise.settledResult {
+          result = settled
+        } else {
+          return CancellableThenStage<Input, Follow>(followedBy: ()).wait(for: followed, in: self)
+        }
+      } catch {
+        result = .failure(error)
+      }
+    case .failure(let error):
+      result = .failure(error)
+    }
+    chain.claimCancel(for: &result)
+    return CancellablePromise(settled: Promise(settled: result!), context: self)
+  }
+}
