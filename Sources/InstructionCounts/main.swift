@@ -206,6 +206,12 @@ let workloads: [Workload] = [
     blackHole(tail)
   },
   Workload(
+    name: "promises-settled-cancellize",
+    operation: "`Promise.value(x).cancellize()`: the body of a nested `then` stage, alone"
+  ) { count in
+    for index in 0..<count { blackHole(Promise.value(index).cancellize()) }
+  },
+  Workload(
     name: "promises-nested-then-stage-resolved-root",
     operation: "a cancellable `then(on: nil) { cancellable }` stage, resolved root"
   ) { count in

@@ -137,6 +137,31 @@ struct SettledParentStageTests {
     #expect(stage.value == 2)
   }
 
+  @Test func aPlainThenAfterASettledPromiseRunsItsBodyInsideTheCall() {
+    let ran = Counter()
+    let settled = Promise.value(1).then(on: nil) { value -> Promise<Int> in
+      ran.increment()
+      return Promise.value(value + 1)
+    }
+    #expect(ran.value == 1 && settled.value == 2)
+    let (work, resolver) = Promise<Int>.pending()
+    let waiting = Promise.value(1).then(on: nil) { _ in work }
+    #expect(waiting.isPending)
+    resolver.fulfill(3)
+    #expect(waiting.value == 3)
+    let thrown = Promise.value(1).then(on: nil) { _ -> Promise<Int> in throw TestError(id: 1) }
+    let passed = Promise<Int>(error: TestError(id: 2)).then(on: nil) { Promise.value($0) }
+    #expect(thrown.error as? TestError == TestError(id: 1) && passed.error as? TestError == TestError(id: 2))
+  }
+
+  @Test func aSettledPromiseMadeCancellableIsItsOwnMembersPromise() {
+    let settled = Promise.value(1)
+    let member = settled.cancellize()
+    #expect(member.promise === settled, "a settled promise never changes: no copy is made")
+    member.cancel()
+    #expect(settled.value == 1 && member.value == 1)
+  }
+
   /// A cancel on another thread against a body running on this one: the member is either
   /// fulfilled (the cancel came after its claim) or rejected with the cancel error, and the chain
   /// reports a rejected member exactly when it is rejected.

@@ -84,9 +84,10 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   convenience init<U: Thenable>(_ bridge: U, cancelContext: CancelContext?, label: String?) where U.T == T {
     // A settled promise in a new context (`Promise.value(x).cancellize()`, what a cancellable
     // chain's body often returns): nothing can cancel the context before the member settles, so
-    // the member starts settled, without waiting in the context or on `bridge`.
-    if cancelContext == nil, let settled = (bridge as? Promise<T>)?.settledResult {
-      self.init(settled: Promise(settled: settled), context: CancelContext(label: label))
+    // the member starts settled, without waiting in the context or on `bridge`. Its promise is
+    // `bridge` itself: a settled promise never changes.
+    if cancelContext == nil, let promise = bridge as? Promise<T>, promise.settledResult != nil {
+      self.init(settled: promise, context: CancelContext(label: label))
       return
     }
     let context = cancelContext ?? CancelContext(label: label)

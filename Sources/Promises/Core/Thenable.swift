@@ -34,6 +34,9 @@ extension Thenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> U
   ) -> Promise<U.T> {
+    // (The cast folds away where this is specialized.) After a settled promise the body runs
+    // now, as the callback would, and nothing waits.
+    if on == nil, let settled = (self as? Promise<T>)?.settledResult { return thenSettled(settled, body) }
     let flags = DispatchFlags(flags)
     let next = Promise<U.T>(pending: ())
     pipe { result in
@@ -178,6 +181,28 @@ extension Thenable {
   public var value: T? {
     if case .fulfilled(let value)? = result { return value }
     return nil
+  }
+}
+
+/// `then(on: nil)` after a promise settled with `parent`: the body runs now, and the promise
+/// returned is the one made settled when the thenable the body returned has settled.
+@inlinable
+func thenSettled<V, U: Thenable>(_ parent: consuming Swift.Result<V, Error>, _ body: (V) throws -> U) -> Promise<U.T> {
+  switch consume parent {
+  case .success(let value):
+    do {
+      let returned = try body(value)
+      if let promise = returned as? Promise<U.T>, let settled = promise.settledResult {
+        return Promise(settled: settled)
+      }
+      let next = Promise<U.T>(pending: ())
+      returned.pipe { next.settle($0) }
+      return next
+    } catch {
+      return Promise(settled: .failure(error))
+    }
+  case .failure(let error):
+    return Promise(settled: .failure(error))
   }
 }
 
