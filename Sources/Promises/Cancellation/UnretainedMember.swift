@@ -27,14 +27,6 @@ struct UnretainedMember {
     reference.take()?.takeUnretainedValue()
   }
 
-  /// Takes the member out, retained once, as an unmanaged reference the caller releases after
-  /// unlocking (see ``take()``): for a caller that uses it under the lock without a retain per
-  /// call. Under the promise's lock.
-  @inlinable @inline(__always)
-  mutating func takeRetained() -> Unmanaged<CancelMember>? {
-    reference.take()?.retain()
-  }
-
   /// Refers to `member` from now on. Under the promise's lock, or before the promise is shared.
   @inlinable @inline(__always)
   mutating func set(_ member: CancelMember) {

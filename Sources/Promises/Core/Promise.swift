@@ -216,24 +216,25 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   final func settleLeavingDelivery(_ result: consuming Swift.Result<T, Error>) -> Machine.SettleAction {
     var result = Optional(result)
     let (action, leftList, heldMember) = lock.withLock {
-      () -> (Machine.SettleAction, CancelMember?, Unmanaged<CancelMember>?) in
+      () -> (Machine.SettleAction, CancelMember?, CancelMember?) in
       warnsIfPending = false
-      // Retained once, and released after unlocking: once it has left, a cancel that took the
-      // context's list may drop its own reference at any moment, and the last release must not
-      // happen here. Used through that one reference (no retain per call).
-      let heldMember = self.member.takeRetained()
+      // Retained, and released after unlocking: once it has left, a cancel that took the context's
+      // list may drop its own reference at any moment, and the last release must not happen here.
+      // Used through that one reference (no retain per call).
+      let heldMember = self.member.take()
+      let held = heldMember.map(Unmanaged.passUnretained)
       let action = machine.settle(())
       if action != .alreadySettled {
         hasSettled = true
-        heldMember?._withUnsafeGuaranteedRef { UnretainedMember.claimCancel(of: $0, for: &result) }
+        held?._withUnsafeGuaranteedRef { UnretainedMember.claimCancel(of: $0, for: &result) }
         stored = result.take()
       }
-      return (action, heldMember?._withUnsafeGuaranteedRef { $0.leaveSource() }, heldMember)
+      return (action, held?._withUnsafeGuaranteedRef { $0.leaveSource() }, heldMember)
     }
     // Released after unlocking: the context list's reference to the member, and this section's.
     // The last member of a context that went away while it waited closes its source now.
     if let leftList { leftList.closeSourceIfDrained() }
-    heldMember?.release()
+    _ = heldMember
     return action
   }
 
