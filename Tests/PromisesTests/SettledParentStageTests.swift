@@ -162,6 +162,54 @@ struct SettledParentStageTests {
     #expect(settled.value == 1 && member.value == 1)
   }
 
+  /// A stage added by a handler of a settled promise while its other handlers are still being
+  /// delivered runs after them, in registration order, whatever the spelling (found by the
+  /// break-it review: the stage used to overtake the handlers registered before it).
+  @Test(arguments: ["then", "map", "cancellable then", "cancellable plain then", "cancellable map", "cancellable done"])
+  func aStageAddedDuringItsParentsDeliveryRunsAfterTheEarlierHandlers(spelling: String) {
+    let log = Recorder<String>()
+    let (root, resolver) = Promise<Int>.pending()
+    let member = root.cancellize()
+    @Sendable func addStage() {
+      switch spelling {
+      case "then":
+        _ = root.then(on: nil) { value -> Promise<Int> in
+          log.record("C")
+          return .value(value)
+        }
+      case "map":
+        _ = root.map(on: nil) { value -> Int in
+          log.record("C")
+          return value
+        }
+      case "cancellable then":
+        _ = member.then(on: nil) { value -> CancellablePromise<Int> in
+          log.record("C")
+          return Promise.value(value).cancellize()
+        }
+      case "cancellable plain then":
+        _ = member.then(on: nil) { value -> Promise<Int> in
+          log.record("C")
+          return .value(value)
+        }
+      case "cancellable map":
+        _ = member.map(on: nil) { value -> Int in
+          log.record("C")
+          return value
+        }
+      default: _ = member.done(on: nil) { _ in log.record("C") }
+      }
+    }
+    let parent = spelling.hasPrefix("cancellable") ? member.promise : root
+    parent.done(on: nil) { _ in
+      log.record("A")
+      addStage()
+    }.cauterize()
+    parent.done(on: nil) { _ in log.record("B") }.cauterize()
+    resolver.fulfill(1)
+    #expect(log.values == ["A", "B", "C"])
+  }
+
   /// A cancel on another thread against a body running on this one: the member is either
   /// fulfilled (the cancel came after its claim) or rejected with the cancel error, and the chain
   /// reports a rejected member exactly when it is rejected.

@@ -89,6 +89,10 @@ package struct SettleStateMachine<Value, Callback> {
   /// Whether `settle` has happened.
   @inlinable package var isSettled: Bool { phase != .pending }
 
+  /// Whether a callback offered now runs at once: settled, and every callback registered before
+  /// was handed out (not while a delivery still runs them, which a new one must not overtake).
+  @inlinable package var runsCallbacksAtOnce: Bool { phase == .settled }
+
   /// The number of callbacks waiting (not yet handed out).
   @inlinable package var waitingCount: Int {
     (first == nil ? 0 : 1) + (more?.table.count ?? 0)

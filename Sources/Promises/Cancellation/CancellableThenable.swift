@@ -192,7 +192,7 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    if on == nil, let parent = promise.settledResult {
+    if on == nil, let parent = promise.resultForCallbackNow {
       return cancelContext.thenSettled(parent, body, following: FollowingCancellable<V>.self)
     }
     return CancellableThenStage<T, FollowingCancellable<V>>(body)
@@ -213,7 +213,7 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) throws -> V
   ) -> CancellablePromise<V.T> {
-    if on == nil, let parent = promise.settledResult {
+    if on == nil, let parent = promise.resultForCallbackNow {
       return cancelContext.thenSettled(parent, body, following: FollowingThenable<V>.self)
     }
     return CancellableThenStage<T, FollowingThenable<V>>(body)
@@ -233,7 +233,7 @@ extension CancellableThenable {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) throws -> U
   ) -> CancellablePromise<U> {
-    if on == nil, let parent = promise.settledResult { return cancelContext.mapSettled(parent, transform) }
+    if on == nil, let parent = promise.resultForCallbackNow { return cancelContext.mapSettled(parent, transform) }
     return CancellableMapStage(transform)
       .attach(to: promise, in: cancelContext, on: on, flags: DispatchFlags(flags))
   }

@@ -1,6 +1,8 @@
 /// The stages `map(on: nil)` and `then(on: nil)` add to a cancellable chain after a member that
-/// has already settled: the body runs at once, inside the call (as it would through the parent's
-/// callback), and the new member is made settled, so it never waits in the chain's source.
+/// has already settled and handed out its callbacks (`Promise.resultForCallbackNow`; while they
+/// are still being delivered, a new stage waits behind them): the body runs at once, inside the
+/// call (as it would through the parent's callback), and the new member is made settled, so it
+/// never waits in the chain's source.
 ///
 /// The rules are those of a stage that waits (see ``CancellableMapStage``): no body starts once
 /// the chain's cancel has started, and a cancel that starts while the body runs wins over what the
@@ -43,7 +45,7 @@ extension CancelContext {
       do {
         let followed = Follow.follow(try body(value), linkingTo: chain)
         // (The cast folds away where this is specialized.)
-        if let promise = followed as? Promise<Follow.Followed.T>, let settled = promise.settledResult {
+        if let promise = followed as? Promise<Follow.Followed.T>, let settled = promise.resultForCallbackNow {
           result = settled
         } else {
           return CancellableThenStage<Input, Follow>(followedBy: ()).wait(for: followed, in: self)

@@ -159,6 +159,15 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     lock.withLock { stored }
   }
 
+  /// The result, when a callback added now would run at once: settled, and every callback
+  /// registered before was handed out; `nil` otherwise. What a stage that runs its body inside the
+  /// call checks (`thenSettled`, `CancelContext.mapSettled`): while the promise's callbacks are
+  /// still being delivered, a new stage waits behind them, in registration order.
+  @inlinable
+  package final var resultForCallbackNow: Swift.Result<T, Error>? {
+    lock.withLock { machine.runsCallbacksAtOnce ? stored : nil }
+  }
+
   // MARK: Settling and observing (the facade's two primitives)
 
   /// Settles with `result` unless already settled. Waiting callbacks run on this thread, in

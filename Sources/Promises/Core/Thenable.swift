@@ -36,7 +36,7 @@ extension Thenable {
   ) -> Promise<U.T> {
     // (The cast folds away where this is specialized.) After a settled promise the body runs
     // now, as the callback would, and nothing waits.
-    if on == nil, let settled = (self as? Promise<T>)?.settledResult { return thenSettled(settled, body) }
+    if on == nil, let settled = (self as? Promise<T>)?.resultForCallbackNow { return thenSettled(settled, body) }
     let flags = DispatchFlags(flags)
     let next = Promise<U.T>(pending: ())
     pipe { result in
@@ -192,7 +192,7 @@ func thenSettled<V, U: Thenable>(_ parent: consuming Swift.Result<V, Error>, _ b
   case .success(let value):
     do {
       let returned = try body(value)
-      if let promise = returned as? Promise<U.T>, let settled = promise.settledResult {
+      if let promise = returned as? Promise<U.T>, let settled = promise.resultForCallbackNow {
         return Promise(settled: settled)
       }
       let next = Promise<U.T>(pending: ())
