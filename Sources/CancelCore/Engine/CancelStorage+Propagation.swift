@@ -33,18 +33,19 @@ extension CancelStorage {
       first.detach()
       return
     }
-    ThreadCancelLoop.withCurrent(passing: first) { loop, ended in
+    var held = Optional(consume first)
+    ThreadCancelLoop.withCurrent { loop in
       guard !loop.isRunning else {
         // Reported when the loop takes it (`reportQueued`): reported now, what the observer
         // cancels would be reported inside it, and so on, one frame per cancel.
         // Its source is not retained (see `EndedSource.source`): kept until the loop is done.
-        if let source = ended.source { loop.kept.append(source.takeUnretainedValue()) }
-        loop.queued.append(ended)
+        if let source = held?.source { loop.kept.append(source.takeUnretainedValue()) }
+        loop.queued.append(held.take()!)
         return
       }
       loop.isRunning = true
-      if observed, let source = ended.source { CancellationObservers.notify(source.takeUnretainedValue()) }
-      drive(ended, loop)
+      if observed, let source = held?.source { CancellationObservers.notify(source.takeUnretainedValue()) }
+      drive(held.take()!, loop)
       loop.isRunning = false
     }
   }
@@ -199,14 +200,6 @@ final class ThreadCancelLoop {
 
   /// Whether sources wait for the loop.
   var hasQueued: Bool { !queued.isEmpty }
-
-  /// Calls `body` with this thread's loop and `ended`, moved in (see
-  /// `ThreadLocalObject.withCurrent(make:passing:_:)`).
-  static func withCurrent(
-    passing ended: consuming EndedSource, _ body: (ThreadCancelLoop, consuming EndedSource) -> Void
-  ) {
-    threadCancelLoops.withCurrent(make: { ThreadCancelLoop() }, passing: ended, body)
-  }
 
   /// Calls `body` with the calling thread's loop state, created on first use and released when
   /// the thread exits.

@@ -29,22 +29,6 @@ struct ThreadLocalObject<Object: AnyObject> {
     self.key = key
   }
 
-  /// Calls `body` with the calling thread's object (see ``withCurrent(make:_:)``) and `value`,
-  /// which `body` consumes: a value moved in this way needs no optional to be captured in and
-  /// taken out of, whose destruction went through value witnesses on every cancel.
-  @inline(__always)
-  func withCurrent<Value: ~Copyable>(
-    make: () -> Object, passing value: consuming Value, _ body: (Object, consuming Value) -> Void
-  ) {
-    if let existing = pthread_getspecific(key) {
-      unowned(unsafe) let object = Unmanaged<Object>.fromOpaque(existing).takeUnretainedValue()
-      return body(object, value)
-    }
-    let created = make()
-    pthread_setspecific(key, Unmanaged.passRetained(created).toOpaque())
-    body(created, value)
-  }
-
   /// Calls `body` with the calling thread's object, made by `make` on first use. The slot keeps
   /// the object alive, so `body` borrows it without a retain and release per call.
   @inline(__always)
