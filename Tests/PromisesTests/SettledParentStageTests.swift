@@ -170,34 +170,18 @@ struct SettledParentStageTests {
     let log = Recorder<String>()
     let (root, resolver) = Promise<Int>.pending()
     let member = root.cancellize()
+    @Sendable func logged(_ value: Int) -> Int {
+      log.record("C")
+      return value
+    }
     @Sendable func addStage() {
       switch spelling {
-      case "then":
-        _ = root.then(on: nil) { value -> Promise<Int> in
-          log.record("C")
-          return .value(value)
-        }
-      case "map":
-        _ = root.map(on: nil) { value -> Int in
-          log.record("C")
-          return value
-        }
-      case "cancellable then":
-        _ = member.then(on: nil) { value -> CancellablePromise<Int> in
-          log.record("C")
-          return Promise.value(value).cancellize()
-        }
-      case "cancellable plain then":
-        _ = member.then(on: nil) { value -> Promise<Int> in
-          log.record("C")
-          return .value(value)
-        }
-      case "cancellable map":
-        _ = member.map(on: nil) { value -> Int in
-          log.record("C")
-          return value
-        }
-      default: _ = member.done(on: nil) { _ in log.record("C") }
+      case "then": _ = root.then(on: nil) { Promise.value(logged($0)) }
+      case "map": _ = root.map(on: nil, logged)
+      case "cancellable then": _ = member.then(on: nil) { Promise.value(logged($0)).cancellize() }
+      case "cancellable plain then": _ = member.then(on: nil) { Promise.value(logged($0)) }
+      case "cancellable map": _ = member.map(on: nil, logged)
+      default: _ = member.done(on: nil) { _ = logged($0) }
       }
     }
     let parent = spelling.hasPrefix("cancellable") ? member.promise : root

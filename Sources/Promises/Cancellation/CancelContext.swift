@@ -10,9 +10,9 @@ import CancelCore
 ///   **synchronously**, before `cancel` returns — including a stage whose body is running right
 ///   now (its eventual value or error is then ignored: the first resolution wins). One exception
 ///   nobody holding a member can see: a body that `map(on: nil)` or `then(on: nil)` runs inside
-///   the call, because the member before it has already settled and run its handlers, belongs to a member that does not
-///   exist yet; a cancel on another thread meanwhile rejects that member when the body returns,
-///   before the call does (``isCancelled`` turns `true` then);
+///   the call, because the member before it has already settled and run its handlers, belongs to
+///   a member that does not exist yet; a cancel on another thread meanwhile rejects that member
+///   when the body returns, before the call does (``isCancelled`` turns `true` then);
 /// - every registered ``CancellableTask`` has its `cancel()` called exactly once, before the
 ///   members are rejected (oldest member first, so a chain's handlers see it in chain order);
 /// - no body of the chain **starts** after `cancel` returned (`ensure` and `finally` bodies, and

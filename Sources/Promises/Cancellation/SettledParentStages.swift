@@ -16,17 +16,15 @@ extension CancelContext {
   func mapSettled<Input, U: Sendable>(
     _ parent: consuming Swift.Result<Input, Error>, _ transform: (Input) throws -> U
   ) -> CancellablePromise<U> {
-    let chain = self.chain
     var result: Swift.Result<U, Error>?
     switch consume parent {
     case .success(let value):
-      // `nil` when the cancel started first: the claim below rejects the member.
-      if !chain.cancelStarted { result = Swift.Result { try transform(value) } }
+      // `nil` when the cancel started first: the claim rejects the member.
+      if !cancelStarted { result = Swift.Result { try transform(value) } }
     case .failure(let error):
       result = .failure(error)
     }
-    chain.claimCancel(for: &result)
-    return CancellablePromise(settled: Promise(settled: result!), context: self)
+    return settledMember(claiming: result)
   }
 
   /// `then(on: nil)` after a member settled with `parent`: the new member settles at once when
@@ -37,11 +35,10 @@ extension CancelContext {
   func thenSettled<Input: Sendable, Follow: CancellableThenFollowing>(
     _ parent: consuming Swift.Result<Input, Error>, _ body: (Input) throws -> Follow.Returned, following: Follow.Type
   ) -> CancellablePromise<Follow.Followed.T> {
-    let chain = self.chain
     var result: Swift.Result<Follow.Followed.T, Error>?
     switch consume parent {
     case .success(let value):
-      guard !chain.cancelStarted else { break }
+      guard !cancelStarted else { break }
       do {
         let followed = Follow.follow(try body(value), linkingTo: chain)
         // (The cast folds away where this is specialized.)
@@ -56,6 +53,14 @@ extension CancelContext {
     case .failure(let error):
       result = .failure(error)
     }
+    return settledMember(claiming: result)
+  }
+
+  /// A settled member of this chain with `result`, or with the cancel error once this chain's
+  /// cancel has started (`nil`: the body did not run because it had).
+  @inlinable
+  func settledMember<V: Sendable>(claiming result: consuming Swift.Result<V, Error>?) -> CancellablePromise<V> {
+    var result = result
     chain.claimCancel(for: &result)
     return CancellablePromise(settled: Promise(settled: result!), context: self)
   }

@@ -41,11 +41,9 @@ struct UnretainedMember {
   }
 
   /// The cancel claim of a member that settles on its own (a resolver, a stage, a settler of the
-  /// chain): once its chain's cancel has started, the cancel error wins, whatever `result` is, and
-  /// the group records that its cancel rejected a member, before the result is delivered. Under
-  /// the promise's lock, with the member `take()` returned, so that a cancel flipping the source
-  /// at the same time either finds the promise settled or is seen here. A failure that is the
-  /// cancel error itself (a cancel passing down a chain) is kept, without reading the reason again.
+  /// chain), ``ChainState/claimCancel(for:)`` for its source. Under the promise's lock, with the
+  /// member `take()` returned, so that a cancel flipping the source at the same time either finds
+  /// the promise settled or is seen here.
   @inlinable @inline(__always)
   static func claimCancel<T>(of member: CancelMember, for result: inout Swift.Result<T, Error>?) {
     ChainState(source: member.source).claimCancel(for: &result)
