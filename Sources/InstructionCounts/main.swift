@@ -127,6 +127,15 @@ let workloads: [Workload] = [
     for _ in 0..<count { tail = tail.map(on: nil) { $0 &+ 1 } }
     blackHole(tail)
   },
+  Workload(
+    name: "promises-guarantee-map-stage-pending-root", operation: "a `Guarantee.map(on: nil)` stage on a pending root"
+  ) { count in
+    let (root, resolve) = Guarantee<Int>.pending()
+    var tail = root
+    for _ in 0..<count { tail = tail.map(on: nil) { $0 &+ 1 } }
+    resolve(0)
+    blackHole(tail)
+  },
   Workload(name: "promises-then-stage-resolved-root", operation: "a `then(on: nil)` stage on a resolved root") {
     count in
     var tail = Promise.value(0)

@@ -33,21 +33,21 @@ extension CancelStorage {
       first.detach()
       return
     }
-    var held = Optional(consume first)
-    ThreadCancelLoop.withCurrent { loop in
-      guard !loop.isRunning else {
-        // Reported when the loop takes it (`reportQueued`): reported now, what the observer
-        // cancels would be reported inside it, and so on, one frame per cancel.
-        // Its source is not retained (see `EndedSource.source`): kept until the loop is done.
-        if let source = held?.source { loop.kept.append(source.takeUnretainedValue()) }
-        loop.queued.append(held.take()!)
-        return
-      }
-      loop.isRunning = true
-      if observed, let source = held?.source { CancellationObservers.notify(source.takeUnretainedValue()) }
-      drive(held.take()!, loop)
-      loop.isRunning = false
+    // The loop by reference, not through a closure: `first` moves on as it is (a closure would
+    // capture it in an optional, whose destruction goes through value witnesses).
+    let loop = ThreadCancelLoop.current
+    guard !loop.isRunning else {
+      // Reported when the loop takes it (`reportQueued`): reported now, what the observer
+      // cancels would be reported inside it, and so on, one frame per cancel.
+      // Its source is not retained (see `EndedSource.source`): kept until the loop is done.
+      if let source = first.source { loop.kept.append(source.takeUnretainedValue()) }
+      loop.queued.append(first)
+      return
     }
+    loop.isRunning = true
+    if observed, let source = first.source { CancellationObservers.notify(source.takeUnretainedValue()) }
+    drive(first, loop)
+    loop.isRunning = false
   }
 
   /// Inside a handler (or member action) of a cancel running on this thread, ends the sources
@@ -200,6 +200,11 @@ final class ThreadCancelLoop {
 
   /// Whether sources wait for the loop.
   var hasQueued: Bool { !queued.isEmpty }
+
+  /// The calling thread's loop state, created on first use and released when the thread exits.
+  static var current: ThreadCancelLoop {
+    threadCancelLoops.current(make: { ThreadCancelLoop() })
+  }
 
   /// Calls `body` with the calling thread's loop state, created on first use and released when
   /// the thread exits.

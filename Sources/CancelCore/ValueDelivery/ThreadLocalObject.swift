@@ -29,6 +29,17 @@ struct ThreadLocalObject<Object: AnyObject> {
     self.key = key
   }
 
+  /// The calling thread's object, made by `make` on first use, retained for the caller: for a
+  /// caller that hands the object a value it owns, which a closure could only capture in an
+  /// optional and take out again.
+  @inline(__always)
+  func current(make: () -> Object) -> Object {
+    if let existing = pthread_getspecific(key) { return Unmanaged<Object>.fromOpaque(existing).takeUnretainedValue() }
+    let created = make()
+    pthread_setspecific(key, Unmanaged.passRetained(created).toOpaque())
+    return created
+  }
+
   /// Calls `body` with the calling thread's object, made by `make` on first use. The slot keeps
   /// the object alive, so `body` borrows it without a retain and release per call.
   @inline(__always)

@@ -14,6 +14,7 @@ extension Guarantee {
   /// - Returns: a guarantee resolved when `body` has run.
   @discardableResult
   @_disfavoredOverload
+  @inlinable
   public func done(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Void
@@ -30,6 +31,7 @@ extension Guarantee {
   ///   - body: looks at the value.
   /// - Returns: a guarantee of the same value.
   @_disfavoredOverload
+  @inlinable
   public func get(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Void
@@ -48,6 +50,7 @@ extension Guarantee {
   ///   - transform: the transformation.
   /// - Returns: a guarantee of the transformed value.
   @_disfavoredOverload
+  @inlinable
   public func map<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) -> U
@@ -66,6 +69,7 @@ extension Guarantee {
   ///   - body: returns the next step.
   /// - Returns: a guarantee resolved like the one `body` returned.
   @_disfavoredOverload
+  @inlinable
   public func then<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Guarantee<U>
@@ -79,6 +83,7 @@ extension Guarantee {
   }
 
   /// A guarantee resolved with `()` when this one resolves (synchronously).
+  @inlinable
   public func asVoid() -> Guarantee<Void> {
     map(on: nil) { _ in () }
   }

@@ -11,30 +11,34 @@ import Foundation
 /// ```swift
 /// after(seconds: 1).done { print("a second later") }
 /// ```
-public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, DeferredDelivery, @unchecked Sendable {
+public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) private var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) @usableFromInline var lockStorage = CoreLockStorage()
   // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
   // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
   // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
   // `storedTask` is read and replaced only inside `lock.withLock` once the guarantee is shared;
   // every other stored property is immutable.
 
-  typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
+  @usableFromInline typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
 
-  @exclusivity(unchecked) var state: GuaranteeState<T>
+  @exclusivity(unchecked) @usableFromInline var state: GuaranteeState<T>
 
   /// The settle-once state machine (stored in `state`, a struct generic over `T` alone).
-  var machine: Machine {
+  @inlinable var machine: Machine {
     _read { yield state.machine }
     _modify { yield &state.machine }
   }
   /// Set while a guarantee made by users is pending, cleared (under `lock`) when it settles, so
   /// that `deinit` need not inspect the generic machine.
-  @exclusivity(unchecked) var warnsIfPending: Bool
+  @exclusivity(unchecked) @usableFromInline var warnsIfPending: Bool
+  /// Whether the guarantee has settled: `machine.isSettled`, in a field of a non-generic type, so
+  /// that `deinit` (which runs unspecialized) skips a settled guarantee without looking up the
+  /// machine's generic metadata. Guarded by `lock`.
+  @exclusivity(unchecked) @usableFromInline var hasSettled = false
   /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``, or what
   /// `setCancellable(_:)` gave); a cancellable wrapper cancels it. Guarded by `lock`.
-  @exclusivity(unchecked) var storedTask: (any CancellableTask)?
+  @exclusivity(unchecked) @usableFromInline var storedTask: (any CancellableTask)?
 
   /// The work a cancellable wrapper made now would cancel (see `storedTask`).
   var task: (any CancellableTask)? { lock.withLock { storedTask } }
@@ -45,7 +49,7 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
   }
 
   /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
-  init(pending: Void) {
+  @inlinable init(pending: Void) {
     state = GuaranteeState(machine: Machine())
     warnsIfPending = false
     storedTask = nil
@@ -59,16 +63,17 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
     precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
-  init(warnsIfPending: Bool) {
+  @inlinable init(warnsIfPending: Bool) {
     state = GuaranteeState(machine: Machine())
     self.warnsIfPending = warnsIfPending
     storedTask = nil
     precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
 
-  init(settled value: T) {
+  @inlinable init(settled value: T) {
     state = GuaranteeState(machine: Machine(settled: value))
     warnsIfPending = false
+    hasSettled = true
     storedTask = nil
     precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
   }
@@ -78,12 +83,14 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
   ///
   /// - Parameter body: starts the work and calls `resolve` with the value, now or later, from
   ///   any thread. Only the first call counts.
+  @inlinable
   public convenience init(resolver body: (@escaping @Sendable (T) -> Void) -> Void) {
     self.init(warnsIfPending: true)
     body { [self] value in self.settle(value) }
   }
 
   /// A guarantee that already has `value`.
+  @inlinable
   public static func value(_ value: T) -> Guarantee<T> {
     Guarantee(settled: value)
   }
@@ -92,6 +99,7 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
   ///
   /// If the guarantee is deallocated while still pending, ``conf`` `.logHandler` receives
   /// ``LogEvent/pendingGuaranteeDeallocated``.
+  @inlinable
   public static func pending() -> (guarantee: Guarantee<T>, resolve: @Sendable (T) -> Void) {
     let guarantee = Guarantee(warnsIfPending: true)
     return (guarantee, { guarantee.settle($0) })
@@ -102,30 +110,33 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
       conf.logHandler(.pendingGuaranteeDeallocated)
     }
     // As in `Promise`: the stages still waiting are freed in a loop, not one inside the other.
-    if machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    if !hasSettled, machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
   }
 
   /// The value once resolved; `nil` while pending.
+  @inlinable
   public var value: T? {
     lock.withLock { machine.value }
   }
 
   /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
+  @inlinable
   public var result: Result<T>? {
     value.map { .fulfilled($0) }
   }
 
   // MARK: Settling and observing
 
-  @discardableResult
+  @inlinable @discardableResult
   func settle(_ value: T) -> Bool {
     let action = lock.withLock {
       warnsIfPending = false
+      hasSettled = true
       return machine.settle(value)
     }
     switch action {
     case .deliver:
-      SettleDelivery.deliver(self)
+      deliverSettled()
       return true
     case .settled: return true
     case .alreadySettled: return false
@@ -134,7 +145,7 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
 
   /// Adds `callback` (run at once if already resolved); returns the key that takes it back out
   /// while it waits (see ``removeCallback(_:)``), or `nil` if it ran at once.
-  @discardableResult
+  @inlinable @discardableResult
   func observe(_ callback: PromiseCallback<T>) -> RegistrationKey? {
     switch lock.withLock({ machine.observe(callback) }) {
     case .queued(let key): return key
@@ -146,13 +157,14 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
 
   /// Takes out a callback that still waits (by the key ``observe(_:)`` returned); it is released
   /// after unlocking and never runs. Does nothing once it ran (or is running).
+  @inlinable
   func removeCallback(_ key: RegistrationKey) {
     let removed = lock.withLock { machine.remove(key) }
     _ = removed
   }
 
   /// Part of the core's `SettleHost`.
-  @usableFromInline
+  @inlinable
   package func takeNextCallbacks() -> (SettleCallbacks<PromiseCallback<T>>, T)? {
     lock.withLock {
       guard let callbacks = machine.takeNextCallbacks() else { return nil }
@@ -161,7 +173,7 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
   }
 
   /// Part of the core's `SettleHost`.
-  @usableFromInline
+  @inlinable
   package static func run(
     _ callback: consuming PromiseCallback<T>, with value: consuming T, on queue: ThreadDeliveryQueue?
   )
@@ -172,12 +184,14 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, D
 
   /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or
   /// at once if already resolved). Part of ``Thenable``.
+  @inlinable
   public func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) {
     observe(.run { body(.success($0)) })
   }
 
   /// Calls `body` with the value once resolved, synchronously on the resolving thread (at once if
   /// already resolved).
+  @inlinable
   public func pipe(to body: @escaping @Sendable (T) -> Void) {
     observe(.run(body))
   }
@@ -204,6 +218,11 @@ extension Guarantee where T == Void {
 /// A guarantee's state machine, in a struct generic over `T` alone: a generic class's `deinit`
 /// looks up at run time the metadata of each field of a composite generic type, and the bare
 /// machine would cost three such lookups per guarantee, the struct one.
+@usableFromInline
 struct GuaranteeState<T: Sendable> {
-  var machine: SettleStateMachine<T, PromiseCallback<T>>
+  @usableFromInline var machine: SettleStateMachine<T, PromiseCallback<T>>
+
+  @inlinable init(machine: SettleStateMachine<T, PromiseCallback<T>>) {
+    self.machine = machine
+  }
 }

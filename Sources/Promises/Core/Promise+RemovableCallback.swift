@@ -15,7 +15,7 @@ extension Promise {
 
   /// Takes out a callback added with ``pipeRemovably(to:)`` that still waits; it is released
   /// after unlocking and never runs. Does nothing once it ran (or is running).
-  @usableFromInline
+  @inlinable
   package final func removeCallback(_ key: RegistrationKey) {
     let removed = lock.withLock { machine.remove(key) }
     _ = removed
