@@ -136,6 +136,33 @@ let workloads: [Workload] = [
     resolve(0)
     blackHole(tail)
   },
+  Workload(name: "promises-catch-pending", operation: "`catch(on: nil)` on a pending promise, fulfilled") { count in
+    for _ in 0..<count {
+      let (promise, resolver) = Promise<Int>.pending()
+      promise.catch(on: nil) { _ in }
+      resolver.fulfill(0)
+    }
+  },
+  Workload(name: "promises-ensure-pending", operation: "`ensure(on: nil)` on a pending promise, fulfilled") { count in
+    for _ in 0..<count {
+      let (promise, resolver) = Promise<Int>.pending()
+      blackHole(promise.ensure(on: nil) {})
+      resolver.fulfill(0)
+    }
+  },
+  Workload(name: "promises-firstly", operation: "`firstly` returning a resolved promise") { count in
+    for _ in 0..<count { blackHole(firstly { Promise.value(0) }) }
+  },
+  Workload(
+    name: "promises-cancellable-guarantee-fulfil",
+    operation: "`CancellablePromise(guarantee)` of a pending guarantee, fulfilled"
+  ) { count in
+    for _ in 0..<count {
+      let (guarantee, resolve) = Guarantee<Int>.pending()
+      blackHole(CancellablePromise(guarantee))
+      resolve(0)
+    }
+  },
   Workload(name: "promises-then-stage-resolved-root", operation: "a `then(on: nil)` stage on a resolved root") {
     count in
     var tail = Promise.value(0)

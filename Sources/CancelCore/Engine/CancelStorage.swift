@@ -73,7 +73,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// main source of): a cancellable chain made of several sources, say. It carries the object's
   /// label, and records show consecutive sources of one object as one hop (see
   /// ``cancellationRecord``). A part never gets a deadline.
-  package init(partOf whole: CancelStorage) {
+  @usableFromInline package init(partOf whole: CancelStorage) {
     let (main, label) = whole.lock.withLock { (whole.machine.whole, whole.machine.label) }
     machine = CancelStateMachine(partOf: main ?? Unmanaged.passUnretained(whole), label: label)
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
@@ -252,6 +252,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   ///
   /// `origin` is where the cancel was asked for and `cause` what started it; both go into the
   /// source's cancellation record (see ``cancellationRecord``).
+  @usableFromInline
   package func cancel(reason: any Error, origin: CancelOrigin = .unknown, cause: CancelCause = .call) -> Bool {
     guard let ended = beginCancel(reason: reason, origin: origin, cause: cause) else { return false }
     Self.finish(ended, observed: CancellationObservers.isObserving)
@@ -360,7 +361,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
 
   /// Closes the source if it was released (``release()``), even with members waiting: nothing can
   /// cancel it any more. Returns whether this call closed it.
-  package func closeIfReleased() -> Bool {
+  @usableFromInline package func closeIfReleased() -> Bool {
     close(.released)
   }
 
@@ -420,7 +421,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// loop that went through the link is done) or this source ends and leaves `parent`. Nothing of
   /// it stays in either source once one of them ended (a closed parent's link leaves this source's
   /// list of parents by the time it adds another).
-  package func link(to parent: CancelStorage, keeping: (any AnyObject & Sendable)? = nil) -> Bool {
+  @usableFromInline package func link(to parent: CancelStorage, keeping: (any AnyObject & Sendable)? = nil) -> Bool {
     guard parent !== self, !isCompleted else { return false }
     let registration = parent.register(.link(self, keeping: keeping))
     guard registration.isActive else { return false }

@@ -36,7 +36,7 @@ package struct CancelOrigin: @unchecked Sendable {
   }
 
   /// No origin: the cancel came through a protocol requirement that cannot capture its caller.
-  package static var unknown: CancelOrigin { CancelOrigin(unknown: ()) }
+  @usableFromInline package static var unknown: CancelOrigin { CancelOrigin(unknown: ()) }
 
   /// Whether a call site was captured.
   var isKnown: Bool { file != nil }

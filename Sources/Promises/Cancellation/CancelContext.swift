@@ -48,7 +48,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// For the stages after an `ensure`/`ensureThen` (see ``init(after:)``), and for a context that
   /// follows such stages (see `gated`): the cancel of this part of the chain, held back until the
   /// cleanup finished; `nil` for any other context.
-  let hold: CancelStorage?
+  @usableFromInline let hold: CancelStorage?
   /// For the stages after an `ensure`/`ensureThen`: what ``cancel(error:fileID:line:function:)`` cancels, a core
   /// source whose children are `hold` and the chain before the clean-up (its source, or its own
   /// `entry` after an earlier `ensure`). Links rather than a reference to the context before: the
@@ -69,7 +69,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// upstream, followed once the recover's input settled) or its `hold` (after an `ensure`); `nil`
   /// for any other context, and for a branch that the chain before it never cancels. See
   /// `deinit`.
-  let upstreamSource: CancelStorage?
+  @usableFromInline let upstreamSource: CancelStorage?
   /// After an `ensure` on the stages after an earlier one: the earlier context's `hold`, the
   /// other way a cancel reaches this context's `hold`.
   let upstreamHold: CancelStorage?
@@ -115,7 +115,9 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// `gated`: its cancel reaches the chain before at once and the branch's members once `input`
   /// settled (which it does only after the clean-up finished).
   /// Why: docs/architecture.md, "One cancel's path" (a recover's branch).
-  init<T>(branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
+  @usableFromInline init<T>(
+    branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy
+  ) {
     // A part of the chain it branches from, as records show it.
     source = CancelStorage(partOf: upstream.source)
     self.upstream = upstream
@@ -160,7 +162,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// Links `branch` to `upstreamSource` (cancelled at once if that was), or closes it if released
   /// when `upstreamSource` ended without a cancel: nothing before it can cancel it any more.
-  private static func follow(_ upstreamSource: CancelStorage, by branch: CancelStorage) {
+  @usableFromInline static func follow(_ upstreamSource: CancelStorage, by branch: CancelStorage) {
     if !branch.link(to: upstreamSource), !upstreamSource.isCancelled { _ = branch.closeIfReleased() }
   }
 
@@ -175,7 +177,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// through the branch). A chain before that is cancelled when `output` settles is all it needs
   /// to know: in every other case of a cancel the branch is linked already and is cancelled, so
   /// linking again changes nothing.
-  func followUpstream<U>(after output: Promise<U>, unlessHandledBy policy: CatchPolicy) {
+  @inlinable func followUpstream<U>(after output: Promise<U>, unlessHandledBy policy: CatchPolicy) {
     guard policy != .allErrors, let upstreamSource else { return }
     let branch = source
     output.pipe { _ in
@@ -191,7 +193,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// A cancel of `upstream` (or of any part before it) and a cancel of this context are both
   /// recorded at once in `hold` (``cancelAttempted`` is `true`); a cancel of this context also
   /// cancels `upstream` at once, which rejects the members before the cleanup and so starts it.
-  init(after upstream: CancelContext) {
+  @usableFromInline init(after upstream: CancelContext) {
     // Parts of the chain before the clean-up, as records show it.
     source = CancelStorage(partOf: upstream.source)
     let hold = CancelStorage(partOf: upstream.source)
@@ -268,7 +270,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// The closure holds this context's sources and `upstream`'s, not the contexts: the chain before
   /// the cleanup calls it, and that chain must not keep this context alive (see `ChainState`).
   /// Why: docs/architecture.md, "One cancel's path" (after an `ensure`).
-  func settlingAfterCleanup<T>(_ promise: Promise<T>, of upstream: CancelContext)
+  @inlinable func settlingAfterCleanup<T>(_ promise: Promise<T>, of upstream: CancelContext)
     -> @Sendable (
       Swift.Result<T, Error>
     ) -> Void
@@ -389,7 +391,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   }
 
   /// ``PMKError/cancelled`` boxed once: every `cancel()` would otherwise allocate a box for it.
-  package static let defaultError: any Error = PMKError.cancelled
+  @usableFromInline package static let defaultError: any Error = PMKError.cancelled
 
   /// Cancels the chain with `error`: every pending member is rejected with it, synchronously, and
   /// every registered task is cancelled once. Does nothing if the chain was already cancelled.
@@ -424,7 +426,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// Cancels the chain with `error`, recording `origin` as where the cancel was asked for (for
   /// the package's bridges, which pass on the call site of what asked them).
-  package func cancel(error: any Error, origin: CancelOrigin) {
+  @usableFromInline package func cancel(error: any Error, origin: CancelOrigin) {
     // After an ensure, the entry: it cancels the stages before the cleanup at once and the hold,
     // which reaches this context's source once the cleanup finished.
     _ = (entry ?? source).cancel(reason: error, origin: origin)
@@ -491,7 +493,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// (a `recover` body handling the error of the chain before its branch, for instance), so that
   /// no body starts after `cancel` returned. The member that body would resolve is already rejected
   /// with the same error.
-  func checkNotCancelled() throws {
+  @usableFromInline func checkNotCancelled() throws {
     if cancelStarted, let reason = cancelReason { throw reason }
   }
 
@@ -583,7 +585,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   }
 
   /// Links `other` so that cancelling this context cancels it too (with the same error).
-  func append(_ other: CancelContext) {
+  @usableFromInline func append(_ other: CancelContext) {
     guard other !== self else { return }
     chain.append(other)
   }

@@ -20,6 +20,7 @@ extension CancellableCatchMixin {
   ///   - policy: whether cancellations reach `body`; by default they do not.
   ///   - body: handles the error.
   /// - Returns: a finalizer that can still cancel the chain and whose `finally` always runs.
+  @inlinable
   @discardableResult
   @_disfavoredOverload
   public func `catch`(
@@ -47,6 +48,7 @@ extension CancellableCatchMixin {
   ///   - policy: whether cancellations reach `body` (not by default).
   ///   - body: returns the replacement.
   /// - Returns: the first member of the branch.
+  @inlinable
   @_disfavoredOverload
   public func recover<V: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
@@ -73,6 +75,7 @@ extension CancellableCatchMixin {
   ///   - policy: whether cancellations reach `body` (not by default).
   ///   - body: returns the replacement chain.
   /// - Returns: the first member of the branch.
+  @inlinable
   public func cancellableRecover<V: CancellableThenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> V
@@ -110,6 +113,7 @@ extension CancellableCatchMixin {
   ///   - flags: the dispatch flags.
   ///   - body: the clean-up; it always runs.
   /// - Returns: a new member of this chain.
+  @inlinable
   @_disfavoredOverload
   public func ensure(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -120,6 +124,7 @@ extension CancellableCatchMixin {
 
   /// The member that resolves like `cleaned` (this member's promise after a cleanup) in a context
   /// that holds a cancel back until the cleanup finished (see `CancelContext.init(after:)`).
+  @inlinable
   static func afterCleanup(_ cleaned: Promise<T>, of context: CancelContext) -> CancellablePromise<T> {
     let after = CancelContext(after: context)
     let member = CancellablePromise<T>(stageOf: after)
@@ -143,6 +148,7 @@ extension CancellableCatchMixin {
   ///   - flags: the dispatch flags.
   ///   - body: starts the clean-up; it always runs.
   /// - Returns: a new member of this chain.
+  @inlinable
   @_disfavoredOverload
   public func ensureThen(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -173,6 +179,7 @@ extension CancellableCatchMixin {
   ///     resolving thread.
   ///   - flags: the dispatch flags.
   ///   - body: the final step; it always runs.
+  @inlinable
   @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -182,6 +189,7 @@ extension CancellableCatchMixin {
   }
 
   /// Ends the chain, logging a rejection that is not a cancellation (see ``CatchMixin/cauterize()``).
+  @inlinable
   public func cauterize() {
     promise.cauterize()
   }
@@ -197,6 +205,7 @@ extension CancellableCatchMixin where T == Void {
   ///   - policy: whether cancellations reach `body`.
   ///   - body: handles the error; may rethrow.
   /// - Returns: the first member of the branch.
+  @inlinable
   @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
@@ -216,10 +225,11 @@ extension CancellableCatchMixin where T == Void {
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
 /// ``finally(on:flags:_:)-(_,_,()->Void)`` once the chain ended, however it ended.
 public final class CancellableFinalizer: CancellableHandle, CancellableWithReason, Sendable {
-  let finalizer: PMKFinalizer
+  @usableFromInline let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.
   public let cancelContext: CancelContext
 
+  @inlinable
   init(_ finalizer: PMKFinalizer, context: CancelContext) {
     self.finalizer = finalizer
     cancelContext = context
@@ -231,6 +241,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
+  @inlinable
   public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
     cancelContext.cancel(
       error: CancelContext.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
@@ -238,6 +249,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
 
   /// Cancels the chain with ``PMKError/cancelled``; its record has no call site (what a call
   /// through the `Cancellable` protocol runs).
+  @inlinable
   @_disfavoredOverload
   public func cancel() {
     cancelContext.cancel(error: CancelContext.defaultError, origin: .unknown)
@@ -250,6 +262,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
+  @inlinable
   public func cancel(
     error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
@@ -260,6 +273,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
   ///
   /// - Parameter error: the rejection error.
+  @inlinable
   @_disfavoredOverload
   public func cancel(error: Error) {
     cancelContext.cancel(error: error, origin: .unknown)
@@ -269,6 +283,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// ``cancel(error:fileID:line:function:)``, with no call site in its record).
   ///
   /// - Parameter reason: the rejection error.
+  @inlinable
   public func cancel(dueTo reason: any Error) {
     cancelContext.cancel(dueTo: reason)
   }
@@ -287,6 +302,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// thread that ended it. A token registration holding this finalizer uses it to let go of it.
   ///
   /// - Parameter body: what to do then.
+  @inlinable
   public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
     finalizer.guarantee.pipe { (_: Void) in body() }
   }
@@ -300,6 +316,7 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   ///   - body: the final step.
   /// - Returns: this finalizer, which can still cancel the chain (PromiseKit 7 code cancels the
   ///   result of `finally`).
+  @inlinable
   @discardableResult
   @_disfavoredOverload
   public func finally(

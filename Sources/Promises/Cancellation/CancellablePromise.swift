@@ -109,7 +109,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
 
   /// Settles this member through `settler` when `guarantee` resolves, and takes that callback back
   /// out of `guarantee` if this member is cancelled first (see ``leave(_:key:remove:)``).
-  @usableFromInline
+  @inlinable
   func follow(_ guarantee: Guarantee<T>, with settler: MemberSettler<T>) {
     leave(guarantee, key: guarantee.observe(.run { settler.settle(.success($0)) }), remove: { $0.removeCallback($1) })
   }
@@ -121,7 +121,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// A callback of this member rather than a handler of the context: a shared context that is
   /// never cancelled would keep one handler per wrapper. `wrapped` is held weakly, so that it and
   /// this member do not keep each other alive while both are pending.
-  @usableFromInline
+  @inlinable
   func leave<Wrapped: AnyObject & Sendable>(
     _ wrapped: Wrapped, key: RegistrationKey?, remove: @escaping @Sendable (Wrapped, RegistrationKey) -> Void
   ) {
@@ -142,7 +142,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   }
 
   /// Registers `guarantee`'s own task (if any) with `context`, while the guarantee is pending.
-  @usableFromInline
+  @inlinable
   static func stopOnCancel(_ guarantee: Guarantee<T>, in context: CancelContext) {
     if let task = guarantee.task { context.append(task: task, reject: nil, whilePending: guarantee) }
   }
@@ -192,6 +192,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   ///   - task: the work to stop on cancel.
   ///   - promise: the pending promise.
   ///   - resolver: its resolver.
+  @inlinable
   public convenience init(task: (any CancellableTask)? = nil, promise: Promise<T>, resolver: Resolver<T>) {
     self.init(member: promise, context: CancelContext())
     cancelContext.append(task: task, reject: nil, whilePending: promise)
@@ -203,6 +204,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   ///   - task: accepted for PromiseKit 7 compatibility; the member has already settled, so the task
   ///     is never cancelled by this chain.
   ///   - error: the error.
+  @inlinable
   public convenience init(task: (any CancellableTask)? = nil, error: Error) {
     self.init(member: Promise(error: error), context: CancelContext())
     cancelContext.append(task: task, reject: nil, whilePending: promise)
@@ -217,6 +219,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// - Parameter body: starts the work and returns how to stop it.
   ///
   /// Disfavored, so a body that returns nothing (PromiseKit 7's form) is never ambiguous.
+  @inlinable
   @_disfavoredOverload
   public convenience init(resolver body: (Resolver<T>) throws -> (@Sendable () -> Void)) {
     // As in `init(task:resolver:)`: the body runs before the promise joins its chain.
@@ -240,6 +243,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// - Parameters:
   ///   - promise: the promise to follow.
   ///   - cancel: stops the work behind `promise`.
+  @inlinable
   public convenience init(using promise: Promise<T>, cancel: @escaping @Sendable () -> Void) {
     self.init(promise, cancelContext: CancelContext())
     cancelContext.append(task: nil, reject: { _ in cancel() }, whilePending: promise)
@@ -252,6 +256,7 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   /// Typical use: `CancellablePromise(wrapper: { cancelPromise in when(work(), while: cancelPromise) })`.
   ///
   /// - Parameter body: starts the work; throwing rejects the promise.
+  @inlinable
   public convenience init(wrapper body: (_ cancelPromise: Promise<Void>) throws -> Promise<T>) {
     self.init(stageOf: CancelContext())
     let cancelPromise = Promise<Void>(pending: ())
@@ -286,12 +291,14 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
   }
 
   /// The underlying promise (the member itself: cancelling the chain rejects it).
+  @inlinable
   public func asPromise() -> Promise<T> { promise }
 
   /// Runs `body` once this member's promise has settled (at once if it already has), on the
   /// settling thread. A token registration holding this member uses it to let go of it.
   ///
   /// - Parameter body: what to do then.
+  @inlinable
   public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
     promise.pipe { _ in body() }
   }
@@ -302,6 +309,7 @@ extension CancellablePromise where T == Void {
   ///
   /// - Parameter task: accepted for PromiseKit 7 compatibility; the member has already settled,
   ///   so the task is never cancelled by this chain.
+  @inlinable
   public convenience init(task: (any CancellableTask)? = nil) {
     self.init(member: Promise<Void>(), context: CancelContext())
     cancelContext.append(task: task, reject: nil, whilePending: promise)

@@ -26,7 +26,7 @@ struct ChainState: Sendable {
 
   /// Throws the cancel error if a cancel of this chain has started (see
   /// `CancelContext.checkNotCancelled()`).
-  func checkNotCancelled() throws {
+  @usableFromInline func checkNotCancelled() throws {
     if cancelStarted, let reason = cancelReason { throw reason }
   }
 

@@ -7,6 +7,7 @@ import Foundation
 ///
 /// - Parameter body: starts the chain.
 /// - Returns: a promise resolved like the thenable `body` returned.
+@inlinable
 public func firstly<U: Thenable>(execute body: () throws -> U) -> Promise<U.T> {
   do {
     let first = try body()
@@ -22,6 +23,7 @@ public func firstly<U: Thenable>(execute body: () throws -> U) -> Promise<U.T> {
 ///
 /// - Parameter body: starts the chain.
 /// - Returns: the guarantee `body` returned.
+@inlinable
 public func firstly<T: Sendable>(execute body: () -> Guarantee<T>) -> Guarantee<T> {
   body()
 }

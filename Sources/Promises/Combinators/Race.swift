@@ -2,6 +2,7 @@
 ///
 /// - Parameter thenables: the competitors; an empty array rejects with ``PMKError/badInput``.
 /// - Returns: a promise resolved like the winner.
+@inlinable
 public func race<U: Thenable>(_ thenables: [U]) -> Promise<U.T> {
   guard !thenables.isEmpty else { return Promise(error: PMKError.badInput) }
   let result = Promise<U.T>(pending: ())
@@ -15,6 +16,7 @@ public func race<U: Thenable>(_ thenables: [U]) -> Promise<U.T> {
 ///
 /// - Parameter thenables: the competitors; none rejects with ``PMKError/badInput``.
 /// - Returns: a promise resolved like the winner.
+@inlinable
 public func race<U: Thenable>(_ thenables: U...) -> Promise<U.T> {
   race(thenables)
 }
@@ -24,6 +26,7 @@ public func race<U: Thenable>(_ thenables: U...) -> Promise<U.T> {
 /// - Parameter guarantees: the competitors. With none, nothing can win: the result never resolves
 ///   (a guarantee cannot reject; the promise forms reject with ``PMKError/badInput`` instead).
 /// - Returns: a guarantee of the winner's value.
+@inlinable
 public func race<T: Sendable>(_ guarantees: Guarantee<T>...) -> Guarantee<T> {
   let result = Guarantee<T>(pending: ())
   for guarantee in guarantees {
@@ -37,6 +40,7 @@ public func race<T: Sendable>(_ guarantees: Guarantee<T>...) -> Guarantee<T> {
 ///
 /// - Parameter thenables: the competitors; an empty array rejects with ``PMKError/badInput``.
 /// - Returns: a promise of the first value.
+@inlinable
 public func race<U: Thenable>(fulfilled thenables: [U]) -> Promise<U.T> {
   guard !thenables.isEmpty else { return Promise(error: PMKError.badInput) }
   let result = Promise<U.T>(pending: ())

@@ -35,6 +35,7 @@ public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<[U.T]> {
 ///
 /// Two to five arguments whose result could be either an array or a tuple get the tuple
 /// (PromiseKit's `when(fulfilled:_:…)`); this form is disfavored so those calls are not ambiguous.
+@inlinable
 @_disfavoredOverload
 public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<[U.T]> {
   when(fulfilled: thenables)
@@ -44,6 +45,7 @@ public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<[U.T]> {
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a `Void` promise.
+@inlinable
 public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<Void> where U.T == Void {
   let values: Promise<[Void]> = when(fulfilled: thenables)
   return values.map(on: nil) { _ in () }
@@ -53,6 +55,7 @@ public func when<U: Thenable>(fulfilled thenables: [U]) -> Promise<Void> where U
 ///
 /// - Parameter thenables: the promises or guarantees to wait for.
 /// - Returns: a `Void` promise.
+@inlinable
 public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<Void> where U.T == Void {
   let values: Promise<[Void]> = when(fulfilled: thenables)
   return values.map(on: nil) { _ in () }
@@ -61,6 +64,7 @@ public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<Void> where 
 /// Waits for two thenables to fulfil; rejects as soon as one rejects.
 ///
 /// - Returns: a promise of both values.
+@inlinable
 public func when<U: Thenable, V: Thenable>(fulfilled pu: U, _ pv: V) -> Promise<(U.T, V.T)> {
   // Through the values, not the inputs (see `when(fulfilled:)`): a closure holding the inputs
   // would keep them, pending, alive through their own callbacks.
@@ -70,6 +74,7 @@ public func when<U: Thenable, V: Thenable>(fulfilled pu: U, _ pv: V) -> Promise<
 /// Waits for three thenables to fulfil; rejects as soon as one rejects.
 ///
 /// - Returns: a promise of the three values.
+@inlinable
 public func when<U: Thenable, V: Thenable, W: Thenable>(
   fulfilled pu: U, _ pv: V, _ pw: W
 ) -> Promise<(U.T, V.T, W.T)> {
@@ -79,6 +84,7 @@ public func when<U: Thenable, V: Thenable, W: Thenable>(
 /// Waits for four thenables to fulfil; rejects as soon as one rejects.
 ///
 /// - Returns: a promise of the four values.
+@inlinable
 public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable>(
   fulfilled pu: U, _ pv: V, _ pw: W, _ px: X
 ) -> Promise<(U.T, V.T, W.T, X.T)> {
@@ -90,6 +96,7 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable>(
 /// Waits for five thenables to fulfil; rejects as soon as one rejects.
 ///
 /// - Returns: a promise of the five values.
+@inlinable
 public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable>(
   fulfilled pu: U, _ pv: V, _ pw: W, _ px: X, _ py: Y
 ) -> Promise<(U.T, V.T, W.T, X.T, Y.T)> {
@@ -102,6 +109,7 @@ public func when<U: Thenable, V: Thenable, W: Thenable, X: Thenable, Y: Thenable
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in input order.
+@inlinable
 public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Result<T>]> {
   guard !promises.isEmpty else { return .value([]) }
   let result = Guarantee<[Result<T>]>(pending: ())
@@ -119,6 +127,7 @@ public func when<T: Sendable>(resolved promises: [Promise<T>]) -> Guarantee<[Res
 ///
 /// - Parameter promises: the promises to wait for.
 /// - Returns: a guarantee of every result, in argument order.
+@inlinable
 public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Result<T>]> {
   when(resolved: promises)
 }
@@ -127,6 +136,7 @@ public func when<T: Sendable>(resolved promises: Promise<T>...) -> Guarantee<[Re
 ///
 /// - Parameter guarantees: the guarantees to wait for.
 /// - Returns: a guarantee of every value, in input order.
+@inlinable
 public func when<T: Sendable>(guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
   guard !guarantees.isEmpty else { return .value([]) }
   let result = Guarantee<[T]>(pending: ())
@@ -143,7 +153,7 @@ public func when<T: Sendable>(guarantees: [Guarantee<T>]) -> Guarantee<[T]> {
 extension Thenable {
   /// This thenable's value as `any Sendable`, so that thenables of different types can be
   /// gathered by one `when(fulfilled:)`.
-  var erased: Promise<any Sendable> {
+  @inlinable var erased: Promise<any Sendable> {
     map(on: nil) { $0 as any Sendable }
   }
 }

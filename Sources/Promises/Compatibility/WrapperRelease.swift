@@ -4,15 +4,15 @@
 /// The promise's callback list holds it: settling the promise runs the callback (which fulfils,
 /// unless a cancel rejected first), and releasing a pending promise releases the callback, whose
 /// last reference ends here.
-final class WrapperRelease: Sendable {
+@usableFromInline final class WrapperRelease: Sendable {
   let cancelPromise: Promise<Void>
 
-  init(_ cancelPromise: Promise<Void>) {
+  @usableFromInline init(_ cancelPromise: Promise<Void>) {
     self.cancelPromise = cancelPromise
   }
 
   /// Fulfils `cancelPromise` unless it already resolved.
-  func fulfil() {
+  @usableFromInline func fulfil() {
     cancelPromise.settle(.success(()))
   }
 

@@ -17,6 +17,7 @@ extension CatchMixin {
   ///   - body: handles the error.
   /// - Returns: a finalizer whose ``PMKFinalizer/finally(on:flags:_:)-(_,_,()->Void)`` runs after the chain ended
   ///   either way.
+  @inlinable
   @discardableResult
   @_disfavoredOverload
   public func `catch`(
@@ -48,6 +49,7 @@ extension CatchMixin {
   ///     not, and the chain stays rejected).
   ///   - body: returns the replacement; throwing rejects with the thrown error.
   /// - Returns: a promise resolved like this one, or like the replacement.
+  @inlinable
   @_disfavoredOverload
   public func recover<U: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
@@ -78,6 +80,7 @@ extension CatchMixin {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: returns the replacement value's guarantee.
   /// - Returns: a guarantee of this promise's value or the replacement.
+  @inlinable
   @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
@@ -103,6 +106,7 @@ extension CatchMixin {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the clean-up.
   /// - Returns: a promise resolved like this one, after `body` ran.
+  @inlinable
   @_disfavoredOverload
   public func ensure(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -128,6 +132,7 @@ extension CatchMixin {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: starts the asynchronous clean-up.
   /// - Returns: a promise resolved like this one, after the clean-up finished.
+  @inlinable
   @_disfavoredOverload
   public func ensureThen(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -150,6 +155,7 @@ extension CatchMixin {
   ///     resolving thread.
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the final step.
+  @inlinable
   @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -161,6 +167,7 @@ extension CatchMixin {
 
   /// Ends the chain, sending a rejection (other than a cancellation) to ``conf`` `.logHandler` as
   /// ``LogEvent/cauterized(_:)``.
+  @inlinable
   public func cauterize() {
     self.catch(on: nil) { conf.logHandler(.cauterized($0)) }
   }
@@ -176,6 +183,7 @@ extension CatchMixin where T == Void {
   ///   - policy: whether cancellations reach `body`.
   ///   - body: handles the error; may rethrow.
   /// - Returns: a `Void` promise.
+  @inlinable
   @_disfavoredOverload
   public func recover(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
@@ -200,6 +208,7 @@ extension CatchMixin where T == Void {
 
 extension CatchPolicy {
   /// Whether a handler with this policy sees `error`.
+  @inlinable
   func handles(_ error: Error) -> Bool {
     self == .allErrors || !error.isCancelled
   }
@@ -208,8 +217,9 @@ extension CatchPolicy {
 /// What `catch` returns: the end of a chain, whose ``finally(on:flags:_:)-(_,_,()->Void)`` runs once the chain
 /// ended either way (after the `catch` handler, if it ran).
 public final class PMKFinalizer: Sendable {
-  let guarantee = Guarantee<Void>(pending: ())
+  @usableFromInline let guarantee = Guarantee<Void>(pending: ())
 
+  @inlinable
   init() {}
 
   /// Runs `body` once the chain ended, whatever the outcome.
@@ -219,6 +229,7 @@ public final class PMKFinalizer: Sendable {
   ///     thread that ended the chain.
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the final step.
+  @inlinable
   @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -230,5 +241,6 @@ public final class PMKFinalizer: Sendable {
 
   /// Does nothing: a chain that ends in `catch` has already handled its errors. Present for
   /// source compatibility.
+  @inlinable
   public func cauterize() {}
 }

@@ -34,28 +34,28 @@ enum ChainingBodies {
 @usableFromInline
 enum SequenceBodies {
   /// `mapValues`.
-  static func mapValues<S: Sequence & Sendable, U: Sendable>(
+  @inlinable static func mapValues<S: Sequence & Sendable, U: Sendable>(
     _ transform: @escaping @Sendable (S.Element) throws -> U
   ) -> @Sendable (S) throws -> [U] {
     { try $0.map(transform) }
   }
 
   /// `flatMapValues`.
-  static func flatMapValues<S: Sequence & Sendable, U: Sequence & Sendable>(
+  @inlinable static func flatMapValues<S: Sequence & Sendable, U: Sequence & Sendable>(
     _ transform: @escaping @Sendable (S.Element) throws -> U
   ) -> @Sendable (S) throws -> [U.Element] {
     { try $0.flatMap(transform) }
   }
 
   /// `compactMapValues`.
-  static func compactMapValues<S: Sequence & Sendable, U: Sendable>(
+  @inlinable static func compactMapValues<S: Sequence & Sendable, U: Sendable>(
     _ transform: @escaping @Sendable (S.Element) throws -> U?
   ) -> @Sendable (S) throws -> [U] {
     { try $0.compactMap(transform) }
   }
 
   /// `filterValues`.
-  static func filterValues<S: Sequence & Sendable>(
+  @inlinable static func filterValues<S: Sequence & Sendable>(
     _ isIncluded: @escaping @Sendable (S.Element) -> Bool
   ) -> @Sendable (S) -> [S.Element] {
     { $0.filter(isIncluded) }
@@ -63,7 +63,7 @@ enum SequenceBodies {
 
   /// `firstValue(where:)` (and `firstValue`, which accepts every element): the first element
   /// `test` accepts, or ``PMKError/emptySequence``.
-  static func firstValue<S: Sequence & Sendable>(
+  @inlinable static func firstValue<S: Sequence & Sendable>(
     where test: @escaping @Sendable (S.Element) -> Bool
   ) -> @Sendable (S) throws -> S.Element {
     { sequence in
@@ -79,18 +79,18 @@ enum SequenceBodies {
   }
 
   /// `sortedValues`.
-  static func sortedValues<S: Sequence>(_ sequence: S) -> [S.Element] where S.Element: Comparable {
+  @inlinable static func sortedValues<S: Sequence>(_ sequence: S) -> [S.Element] where S.Element: Comparable {
     sequence.sorted()
   }
 
   /// `thenFlatMap`: the results of every element's work, concatenated.
-  static func concatenated<S: Sequence>(_ results: [S]) -> [S.Element] {
+  @inlinable static func concatenated<S: Sequence>(_ results: [S]) -> [S.Element] {
     results.flatMap { $0 }
   }
 
   /// `thenMap` with a body returning a (not cancellable) thenable: starts the work for every
   /// element and waits for all of it (``when(fulfilled:)-([U])->Promise<[U.T]>``).
-  static func whenAll<S: Sequence & Sendable, U: Thenable>(
+  @inlinable static func whenAll<S: Sequence & Sendable, U: Thenable>(
     _ transform: @escaping @Sendable (S.Element) throws -> U
   ) -> @Sendable (S) throws -> Promise<[U.T]> {
     { when(fulfilled: try $0.map(transform)) }

@@ -11,37 +11,49 @@ import Foundation
 /// ```swift
 /// after(seconds: 1).done { print("a second later") }
 /// ```
-public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @unchecked Sendable {
-  // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
-  @exclusivity(unchecked) @usableFromInline var lockStorage = CoreLockStorage()
-  // Safety of `@unchecked Sendable`: `state` is read and written only inside `lock.withLock`
-  // (the core's lock, hosted inline under the documented hosting exception); callbacks run after
-  // unlocking; `warnsIfPending` is written only inside `lock.withLock` (and read in `deinit`);
-  // `storedTask` is read and replaced only inside `lock.withLock` once the guarantee is shared;
-  // every other stored property is immutable.
+public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, SettleHost,
+  @unchecked Sendable
+{
+  // Laid out as `Promise` is (see `Promise.coreLockStorage`): the value in the inherited `stored`,
+  // then the two flags and the lock in one word, then the machine, whose own value is `Void`. A
+  // generic class's `deinit` runs unspecialized: this way it destroys no field whose layout
+  // depends on `T` other than `stored`, whose metadata the object carries, and looks no generic
+  // metadata up (a machine holding the value cost each guarantee three such look-ups).
+  // Safety of `@unchecked Sendable`: `machine`, `stored`, `hasSettled` and `warnsIfPending` are
+  // read and written only inside `lock.withLock` (the core's lock, hosted inline under the
+  // documented hosting exception; `warnsIfPending` and `hasSettled` are also read in `deinit`);
+  // callbacks run after unlocking; `storedTask` is read and replaced only inside `lock.withLock`
+  // once the guarantee is shared; every other stored property is immutable.
 
-  @usableFromInline typealias Machine = SettleStateMachine<T, PromiseCallback<T>>
+  @usableFromInline typealias Machine = SettleStateMachine<Void, PromiseCallback<T>>
 
-  @exclusivity(unchecked) @usableFromInline var state: GuaranteeState<T>
-
-  /// The settle-once state machine (stored in `state`, a struct generic over `T` alone).
-  @inlinable var machine: Machine {
-    _read { yield state.machine }
-    _modify { yield &state.machine }
-  }
   /// Set while a guarantee made by users is pending, cleared (under `lock`) when it settles, so
   /// that `deinit` need not inspect the generic machine.
   @exclusivity(unchecked) @usableFromInline var warnsIfPending: Bool
-  /// Whether the guarantee has settled: `machine.isSettled`, in a field of a non-generic type, so
-  /// that `deinit` (which runs unspecialized) skips a settled guarantee without looking up the
-  /// machine's generic metadata. Guarded by `lock`.
-  @exclusivity(unchecked) @usableFromInline var hasSettled = false
+  /// Whether the guarantee has settled (`machine.isSettled`, kept where `deinit` reads it without
+  /// the machine). Guarded by `lock`.
+  @exclusivity(unchecked) @usableFromInline var hasSettled: Bool
+  /// The storage of `lock`, in the word it shares with the two flags above (see `coreLockStorage`).
+  @exclusivity(unchecked) @usableFromInline var lockStorage = CoreLockStorage()
+  /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
+  @exclusivity(unchecked) @usableFromInline var machine: Machine
   /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``, or what
   /// `setCancellable(_:)` gave); a cancellable wrapper cancels it. Guarded by `lock`.
   @exclusivity(unchecked) @usableFromInline var storedTask: (any CancellableTask)?
 
+  /// Where `lockStorage` is: as in `Promise.coreLockStorage`, after the stored value and the two
+  /// flags. Specialized code folds it to a constant offset; unspecialized code asks the object.
+  @inlinable @inline(__always)
+  package var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
+    let address =
+      _isConcrete(T.self)
+      ? _getUnsafePointerToStoredProperties(self) + promiseLockOffset(storedSize: MemoryLayout<T?>.size)
+      : unspecializedLockStorageAddress()
+    return address.assumingMemoryBound(to: CoreLockStorage.self)
+  }
+
   /// The work a cancellable wrapper made now would cancel (see `storedTask`).
-  var task: (any CancellableTask)? { lock.withLock { storedTask } }
+  @usableFromInline var task: (any CancellableTask)? { lock.withLock { storedTask } }
 
   /// Makes `task` the work this guarantee waits for (see `storedTask`).
   func replaceTask(with task: (any CancellableTask)?) {
@@ -50,32 +62,39 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @
 
   /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
-    state = GuaranteeState(machine: Machine())
     warnsIfPending = false
+    hasSettled = false
+    machine = Machine()
     storedTask = nil
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
   }
 
   init(task: (any CancellableTask)?) {
-    state = GuaranteeState(machine: Machine())
     warnsIfPending = false
+    hasSettled = false
+    machine = Machine()
     storedTask = task
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
   }
 
   @inlinable init(warnsIfPending: Bool) {
-    state = GuaranteeState(machine: Machine())
     self.warnsIfPending = warnsIfPending
+    hasSettled = false
+    machine = Machine()
     storedTask = nil
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    super.init(stored: nil)
+    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
   }
 
   @inlinable init(settled value: T) {
-    state = GuaranteeState(machine: Machine(settled: value))
     warnsIfPending = false
     hasSettled = true
+    machine = Machine(settled: ())
     storedTask = nil
-    precondition(hostsLock(at: &lockStorage), "the lock is not where CoreLockHost.lock looks")
+    super.init(stored: value)
+    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
   }
 
   /// Creates a guarantee and calls `body` at once, on this thread, with the function that
@@ -116,7 +135,7 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @
   /// The value once resolved; `nil` while pending.
   @inlinable
   public var value: T? {
-    lock.withLock { machine.value }
+    lock.withLock { stored }
   }
 
   /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
@@ -131,8 +150,12 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @
   func settle(_ value: T) -> Bool {
     let action = lock.withLock {
       warnsIfPending = false
-      hasSettled = true
-      return machine.settle(value)
+      let action = machine.settle(())
+      if action != .alreadySettled {
+        hasSettled = true
+        stored = value
+      }
+      return action
     }
     switch action {
     case .deliver:
@@ -147,10 +170,15 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @
   /// while it waits (see ``removeCallback(_:)``), or `nil` if it ran at once.
   @inlinable @discardableResult
   func observe(_ callback: PromiseCallback<T>) -> RegistrationKey? {
-    switch lock.withLock({ machine.observe(callback) }) {
+    let (action, value) = lock.withLock { () -> (Machine.ObserveAction, T?) in
+      let action = machine.observe(callback)
+      guard case .runNow = action else { return (action, nil) }
+      return (action, stored)
+    }
+    switch action {
     case .queued(let key): return key
-    case .runNow(let callback, let value):
-      _ = Self.run(callback, with: value, on: nil)
+    case .runNow(let callback, _):
+      _ = Self.run(callback, with: value!, on: nil)
       return nil
     }
   }
@@ -168,7 +196,7 @@ public final class Guarantee<T: Sendable>: CoreLockHost, Thenable, SettleHost, @
   package func takeNextCallbacks() -> (SettleCallbacks<PromiseCallback<T>>, T)? {
     lock.withLock {
       guard let callbacks = machine.takeNextCallbacks() else { return nil }
-      return (callbacks, machine.value!)
+      return (callbacks, stored!)
     }
   }
 
@@ -212,17 +240,5 @@ extension Guarantee where T == Void {
   /// A guarantee already resolved with `()`.
   public convenience init() {
     self.init(settled: ())
-  }
-}
-
-/// A guarantee's state machine, in a struct generic over `T` alone: a generic class's `deinit`
-/// looks up at run time the metadata of each field of a composite generic type, and the bare
-/// machine would cost three such lookups per guarantee, the struct one.
-@usableFromInline
-struct GuaranteeState<T: Sendable> {
-  @usableFromInline var machine: SettleStateMachine<T, PromiseCallback<T>>
-
-  @inlinable init(machine: SettleStateMachine<T, PromiseCallback<T>>) {
-    self.machine = machine
   }
 }

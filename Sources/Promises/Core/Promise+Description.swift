@@ -30,7 +30,7 @@ extension Guarantee: CustomStringConvertible, CustomDebugStringConvertible {
   /// `Guarantee<T>.pending(handlers: n)` (`n` handlers waiting) or
   /// `Guarantee<T>.fulfilled(<value>)`.
   public var debugDescription: String {
-    let (value, waiting) = lock.withLock { (machine.value, machine.waitingCount) }
+    let (value, waiting) = lock.withLock { (stored, machine.waitingCount) }
     if let value { return "Guarantee<\(T.self)>.fulfilled(\(value))" }
     return "Guarantee<\(T.self)>.pending(handlers: \(waiting))"
   }

@@ -46,6 +46,7 @@ public struct Resolver<T: Sendable>: Sendable {
 
   /// Resolves from a completion-handler pair: rejects with `error` if it is not `nil`, else
   /// fulfils with `value`; rejects with ``PMKError/invalidCallingConvention`` if both are `nil`.
+  @inlinable
   public func resolve(_ value: T?, _ error: Error?) {
     if let error {
       reject(error)
@@ -58,6 +59,7 @@ public struct Resolver<T: Sendable>: Sendable {
 
   /// Resolves from a completion-handler pair whose value is not optional: rejects if `error` is
   /// not `nil`, else fulfils with `value`.
+  @inlinable
   public func resolve(_ value: T, _ error: Error?) {
     if let error { reject(error) } else { fulfill(value) }
   }
@@ -65,12 +67,14 @@ public struct Resolver<T: Sendable>: Sendable {
 
 extension Resolver where T == Void {
   /// Fulfils the `Void` promise.
+  @inlinable
   public func fulfill() {
     fulfill(())
   }
 
   /// Rejects with `error` if it is not `nil`, else fulfils: the shape of a `(Error?) -> Void`
   /// completion handler.
+  @inlinable
   public func resolve(_ error: Error?) {
     if let error { reject(error) } else { fulfill(()) }
   }

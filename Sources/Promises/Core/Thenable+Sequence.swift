@@ -8,6 +8,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - transform: the element transformation; throwing rejects the result.
   /// - Returns: a promise of the transformed elements.
+  @inlinable
   public func mapValues<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
@@ -22,6 +23,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - transform: the element transformation; throwing rejects the result.
   /// - Returns: a promise of the concatenated elements.
+  @inlinable
   public func flatMapValues<U: Sequence & Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
@@ -36,6 +38,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - transform: the element transformation; throwing rejects the result.
   /// - Returns: a promise of the non-`nil` transformed elements.
+  @inlinable
   public func compactMapValues<U: Sendable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U?
@@ -50,6 +53,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - transform: starts the work for one element.
   /// - Returns: a promise of every element's result, in order.
+  @inlinable
   public func thenMap<U: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
@@ -64,6 +68,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - transform: starts the work for one element.
   /// - Returns: a promise of the concatenated results, in order.
+  @inlinable
   public func thenFlatMap<U: Thenable>(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T.Element) throws -> U
@@ -78,6 +83,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - isIncluded: the filter.
   /// - Returns: a promise of the kept elements.
+  @inlinable
   public func filterValues(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ isIncluded: @escaping @Sendable (T.Element) -> Bool
@@ -97,6 +103,7 @@ extension Thenable where T: Sequence, T.Element: Sendable {
   ///   - flags: the dispatch flags.
   ///   - test: the condition.
   /// - Returns: a promise of the first matching element.
+  @inlinable
   public func firstValue(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     where test: @escaping @Sendable (T.Element) -> Bool
@@ -119,6 +126,7 @@ extension Thenable where T: Sequence, T.Element: Comparable & Sendable {
   ///   - on: the queue the sort runs on; `nil` runs it on the resolving thread.
   ///   - flags: the dispatch flags.
   /// - Returns: a promise of the sorted elements.
+  @inlinable
   public func sortedValues(
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil
   ) -> Promise<[T.Element]> {

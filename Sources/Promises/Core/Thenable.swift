@@ -133,6 +133,7 @@ extension Thenable {
   ///   - flags: the dispatch flags for `body`.
   ///   - body: looks at the result.
   /// - Returns: a promise resolved like this one, after `body` ran.
+  @inlinable
   public func tap(
     on: DispatchQueue?, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Result<T>) -> Void
@@ -149,6 +150,7 @@ extension Thenable {
   }
 
   /// A promise fulfilled with `()` when this one fulfils (synchronously), rejected like it.
+  @inlinable
   public func asVoid() -> Promise<Void> {
     map(on: nil) { _ in () }
   }
