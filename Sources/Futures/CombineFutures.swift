@@ -6,6 +6,7 @@
 /// future then completes cancelled at once).
 ///
 /// - Returns: a future of the values, in argument order.
+@inlinable
 public func combineFutures<A: Sendable, B: Sendable>(_ a: Future<A>, _ b: Future<B>) -> Future<(A, B)> {
   joinFutures([a, b]) { (a.value!, b.value!) }
 }
@@ -13,6 +14,7 @@ public func combineFutures<A: Sendable, B: Sendable>(_ a: Future<A>, _ b: Future
 /// A future of the three inputs' values. See ``combineFutures(_:_:)``.
 ///
 /// - Returns: a future of the values, in argument order.
+@inlinable
 public func combineFutures<A: Sendable, B: Sendable, C: Sendable>(
   _ a: Future<A>, _ b: Future<B>, _ c: Future<C>
 ) -> Future<(A, B, C)> {
@@ -22,6 +24,7 @@ public func combineFutures<A: Sendable, B: Sendable, C: Sendable>(
 /// A future of the four inputs' values. See ``combineFutures(_:_:)``.
 ///
 /// - Returns: a future of the values, in argument order.
+@inlinable
 public func combineFutures<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(
   _ a: Future<A>, _ b: Future<B>, _ c: Future<C>, _ d: Future<D>
 ) -> Future<(A, B, C, D)> {
@@ -31,6 +34,7 @@ public func combineFutures<A: Sendable, B: Sendable, C: Sendable, D: Sendable>(
 /// A future of the five inputs' values. See ``combineFutures(_:_:)``.
 ///
 /// - Returns: a future of the values, in argument order.
+@inlinable
 public func combineFutures<A: Sendable, B: Sendable, C: Sendable, D: Sendable, E: Sendable>(
   _ a: Future<A>, _ b: Future<B>, _ c: Future<C>, _ d: Future<D>, _ e: Future<E>
 ) -> Future<(A, B, C, D, E)> {

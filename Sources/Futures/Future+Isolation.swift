@@ -235,6 +235,7 @@ extension Promise {
   ///   - executor: ``BlockExecutor/main``, ``BlockExecutor/current``, or ``BlockExecutor/primary``
   ///     by default.
   ///   - handler: the producer's answer, given the request's options.
+  @inlinable
   public func onRequestCancel(
     _ executor: BlockExecutor = .primary,
     @_inheritActorContext handler: @escaping @Sendable @isolated(any) (CancellationOptions) -> CancelRequestResponse<T>

@@ -5,20 +5,21 @@
 /// watched: *first* (decided by the first input that does not succeed, or by the last success)
 /// and *all* (decided when every input has completed). Each is decided once, under the pair's
 /// lock; the decision runs after unlocking.
-typealias FutureJoin = CountdownPair<FutureJoinDecisions>
+@usableFromInline typealias FutureJoin = CountdownPair<FutureJoinDecisions>
 
 /// What a ``FutureJoin``'s decisions call.
+@usableFromInline
 struct FutureJoinDecisions: Sendable {
   /// Called once, with the index of the first input that did not succeed, or `nil` once every
   /// input succeeded.
-  let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
+  @usableFromInline let onFirst: (@Sendable (_ failedInput: Int?) -> Void)?
   /// Called once every input has completed.
-  let onAll: (@Sendable () -> Void)?
+  @usableFromInline let onAll: (@Sendable () -> Void)?
 }
 
 extension CountdownPair where Context == FutureJoinDecisions {
   /// A join of `count` inputs (at least one); see ``FutureJoinDecisions``.
-  convenience init(
+  @usableFromInline convenience init(
     count: Int, onFirst: (@Sendable (_ failedInput: Int?) -> Void)?, onAll: (@Sendable () -> Void)? = nil
   ) {
     self.init(
@@ -37,7 +38,7 @@ extension CountdownPair where Context == FutureJoinDecisions {
 extension _FutureCore {
   /// Connects `join` to `inputs` and makes them `self`'s upstream, so requests on `self` reach
   /// them (`direct`: as their own tokens' would; otherwise through the tree rule).
-  final func connect(_ join: FutureJoin, to inputs: [_FutureCore], direct: Bool) {
+  @usableFromInline final func connect(_ join: FutureJoin, to inputs: [_FutureCore], direct: Bool) {
     var links = ContiguousArray<UpstreamLink>()
     for (index, input) in inputs.enumerated() {
       if let key = input.observe(.join(join, index), consumer: self) {
@@ -52,6 +53,7 @@ extension _FutureCore {
 
 /// The future of all of `inputs`' values: it succeeds with `values()` once every input
 /// succeeded, and otherwise ends like the first input that did not succeed.
+@inlinable
 func joinFutures<R: Sendable>(_ inputs: [_FutureCore], values: @escaping @Sendable () -> R) -> Future<R> {
   let output = Future<R>(pending: ())
   let inputs = distinctFutures(inputs)
@@ -74,6 +76,7 @@ func joinFutures<R: Sendable>(_ inputs: [_FutureCore], values: @escaping @Sendab
 /// requests pass the tree rule there (two callbacks of its own would count as two consumers, and
 /// the request would stop at the first). The outcome is the same, as a repeated input ends the
 /// same way at every position.
+@inlinable
 func distinctFutures<F: _FutureCore>(_ futures: [F]) -> [F] {
   guard futures.count > 1 else { return futures }
   if futures.count <= 8 {

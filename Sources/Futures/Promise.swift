@@ -177,7 +177,7 @@ public final class Promise<T: Sendable>: Sendable {
   /// - Parameters:
   ///   - executor: where `handler` runs; ``Executor/primary`` by default.
   ///   - handler: the producer's answer, given the request's options.
-  @_disfavoredOverload
+  @inlinable @_disfavoredOverload
   public func onRequestCancel(
     _ executor: Executor = .primary,
     handler: @escaping @Sendable (CancellationOptions) -> CancelRequestResponse<T>
@@ -197,6 +197,7 @@ public final class Promise<T: Sendable>: Sendable {
   /// Registers an `.immediate` request handler that is also given the call site of the request
   /// (`.unknown` if none was captured): for the package's bridges, which cancel other work on a
   /// request and record that call site as their cancel's.
+  @inlinable
   package func onRequestCancel(
     passingOrigin handler: @escaping @Sendable (CancellationOptions, CancelOrigin) -> CancelRequestResponse<T>
   ) {

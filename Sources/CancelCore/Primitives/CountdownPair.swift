@@ -9,6 +9,7 @@
 //
 // Safety of `@unchecked Sendable`: `first` and `all` are read and written only inside
 // `lock.withLock`; `context` is immutable.
+@usableFromInline
 package final class CountdownPair<Context: Sendable>: CoreLockHost, @unchecked Sendable {
   // The storage of `lock`: it must stay the first stored property (see `CoreLockHost`).
   @exclusivity(unchecked) private var lockStorage = CoreLockStorage()

@@ -171,7 +171,7 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
   }
 
   /// Ends like `input`, which did not succeed: a combinator whose input failed or was cancelled.
-  final func settle(passingOn input: _FutureCore) {
+  @usableFromInline final func settle(passingOn input: _FutureCore) {
     let result = input.nonSuccessResult
     if result.isCancelled {
       settleCancelled(.input(input), detachUpstream: false)
@@ -274,7 +274,7 @@ public class _FutureCore: CoreLockHost, @unchecked Sendable {
 
   /// A request handler's answer (`facts`: the request it answers, if known): a cancelled
   /// completion is recorded as the handler's.
-  final func applyRequestAnswer(_ completion: ErasedCompletion, facts: RequestFacts?) {
+  @usableFromInline final func applyRequestAnswer(_ completion: ErasedCompletion, facts: RequestFacts?) {
     if case .result(.cancelled) = completion {
       settleCancelled(.ending(FutureEnding(.requestHandler, request: facts)), detachUpstream: true)
     } else {

@@ -100,7 +100,7 @@ extension _FutureCore {
   /// Registers a producer's request handler; a request that arrived earlier is delivered to it
   /// now (or, inside a request on this thread, when the current step returns: see
   /// `requestCancel(_:)`). On a completed future the handler is released without running.
-  final func addRequestHandler(_ handler: RequestHandler) {
+  @usableFromInline final func addRequestHandler(_ handler: RequestHandler) {
     let action = lock.withLock { requests.addHandler(handler, isSettled: machine.isSettled) }
     if case .run(let options, let facts) = action {
       let facts = facts ?? RequestFacts(origin: .unknown, start: self)

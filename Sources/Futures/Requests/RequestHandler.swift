@@ -2,7 +2,14 @@
 /// completion to apply, or `nil` to continue. It is given the request's options and the call site
 /// of the request it answers (for a bridge that cancels other work, whose record can then name
 /// it).
-struct RequestHandler: Sendable {
-  let executor: Executor
-  let body: @Sendable (CancellationOptions, CancelOrigin) -> ErasedCompletion?
+@usableFromInline struct RequestHandler: Sendable {
+  @usableFromInline let executor: Executor
+  @usableFromInline let body: @Sendable (CancellationOptions, CancelOrigin) -> ErasedCompletion?
+
+  @inlinable init(
+    executor: Executor, body: @escaping @Sendable (CancellationOptions, CancelOrigin) -> ErasedCompletion?
+  ) {
+    self.executor = executor
+    self.body = body
+  }
 }

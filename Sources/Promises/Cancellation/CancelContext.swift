@@ -56,7 +56,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// For a `gated` context: the same, with the chains it follows as the chain before.
   let entry: CancelStorage?
   /// Whether this is a context that follows pending members of chains with a clean-up in them (a
-  /// recover branch or a combinator's result, see ``init(branchOf:from:unlessHandledBy:)``,
+  /// recover branch or a combinator's result, see ``branch(of:from:unlessHandledBy:)``,
   /// ``init(resultOf:)`` and ``init(resultOfInputsToCome:)``): its cancel goes through `entry` to those chains at once (which starts
   /// their clean-ups) and to `hold`, and reaches `source` only once the members it follows settled
   /// (they settle only after their clean-ups finished), when `source` is linked to `hold`.
@@ -115,9 +115,19 @@ public final class CancelContext: CancellableWithReason, Sendable {
   /// `gated`: its cancel reaches the chain before at once and the branch's members once `input`
   /// settled (which it does only after the clean-up finished).
   /// Why: docs/architecture.md, "One cancel's path" (a recover's branch).
-  @usableFromInline init<T>(
-    branchOf upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy
-  ) {
+  @inlinable
+  static func branch<T>(of upstream: CancelContext, from input: Promise<T>, unlessHandledBy policy: CatchPolicy)
+    -> CancelContext
+  {
+    let branch = CancelContext(branchOf: upstream, inputIsPending: input.isPending, unlessHandledBy: policy)
+    branch.follow(input, unlessHandledBy: policy)
+    return branch
+  }
+
+  /// The part of ``branch(of:from:unlessHandledBy:)`` that does not depend on the input's type: the
+  /// sources and links. Not generic, so that what is generic (the input's callbacks) is specialized
+  /// in the caller.
+  @usableFromInline init(branchOf upstream: CancelContext, inputIsPending: Bool, unlessHandledBy policy: CatchPolicy) {
     // A part of the chain it branches from, as records show it.
     source = CancelStorage(partOf: upstream.source)
     self.upstream = upstream
@@ -129,23 +139,31 @@ public final class CancelContext: CancellableWithReason, Sendable {
     // it, as `upstream.cancel(error:)` would, not only the stages after the clean-up.
     let upstreamEntry = upstream.entry ?? upstreamSource
     let branch = source
-    if upstream.entry != nil, input.isPending {
-      // `input` follows a clean-up that may not have finished: the branch's own stages see a
-      // cancel of the branch only once `input` settled, after the clean-up (see `gated`).
+    if upstream.entry != nil, inputIsPending {
+      // The input follows a clean-up that may not have finished: the branch's own stages see a
+      // cancel of the branch only once the input settled, after the clean-up (see `gated`).
       let (entry, hold) = (CancelStorage(partOf: branch), CancelStorage(partOf: branch))
       (self.entry, self.hold) = (entry, hold)
       _ = upstreamEntry.link(to: entry)
       // Last: handlers run newest first, so the cancel is recorded before the chain before sees
       // it.
       _ = hold.link(to: entry)
-      // Before the follow below and the recover's own callback: a cancel of the branch made
-      // before `input` settled has cancelled the branch before anything of it sees the result.
-      input.pipe { _ in _ = branch.link(to: hold) }
     } else {
       (entry, hold) = (nil, nil)
       _ = upstreamEntry.link(to: branch)
     }
-    guard follows else { return }
+  }
+
+  /// The callbacks of ``branch(of:from:unlessHandledBy:)`` on its input, registered before the
+  /// recover's own callback.
+  @inlinable
+  func follow<T>(_ input: Promise<T>, unlessHandledBy policy: CatchPolicy) {
+    let branch = source
+    // Before the follow below and the recover's own callback: a cancel of the branch made before
+    // the input settled has cancelled the branch before anything of it sees the result.
+    if let hold { input.pipe { _ in _ = branch.link(to: hold) } }
+    // `nil` when a `.allErrors` recover is added to a chain already cancelled: never linked.
+    guard let upstreamSource else { return }
     input.pipe { result in
       if case .failure(let error) = result, upstreamSource.isCancelled(by: ErrorIdentity(error)),
         policy.handles(error)
@@ -166,7 +184,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
     if !branch.link(to: upstreamSource), !upstreamSource.isCancelled { _ = branch.closeIfReleased() }
   }
 
-  /// Completes ``init(branchOf:from:unlessHandledBy:)`` for a recover with `policy` whose result
+  /// Completes ``branch(of:from:unlessHandledBy:)`` for a recover with `policy` whose result
   /// is `output`: when the cancel of the chain before the recover rejected the recover's input with
   /// an error the policy covers but the policy is not `.allErrors` (a cancel with an error of the
   /// caller's own), the body ran with that error and the branch is cancelled once `output`

@@ -54,7 +54,7 @@ extension CancellableCatchMixin {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
-    let branch = CancelContext(branchOf: cancelContext, from: promise, unlessHandledBy: policy)
+    let branch = CancelContext.branch(of: cancelContext, from: promise, unlessHandledBy: policy)
     let branchChain = branch.chain  // not the context: see `ChainState`
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error -> V in
       try branchChain.checkNotCancelled()
@@ -80,7 +80,7 @@ extension CancellableCatchMixin {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> V
   ) -> CancellablePromise<T> where V.T == T {
-    let branch = CancelContext(branchOf: cancelContext, from: promise, unlessHandledBy: policy)
+    let branch = CancelContext.branch(of: cancelContext, from: promise, unlessHandledBy: policy)
     let result = CancellablePromise<T>(stageOf: branch)
     let resultPromise = result.promise  // compared by identity only; not the member: see `ChainState`
     let branchChain = branch.chain  // not the context: see `ChainState`
@@ -211,7 +211,7 @@ extension CancellableCatchMixin where T == Void {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> Void
   ) -> CancellablePromise<Void> {
-    let branch = CancelContext(branchOf: cancelContext, from: promise, unlessHandledBy: policy)
+    let branch = CancelContext.branch(of: cancelContext, from: promise, unlessHandledBy: policy)
     let recovered = promise.recover(on: on, flags: flags, policy: policy) { error in
       try branch.checkNotCancelled()
       try body(error)
