@@ -15,9 +15,11 @@ import CancelCore
 ///   when the body returns, before the call does (``isCancelled`` turns `true` then);
 /// - every registered ``CancellableTask`` has its `cancel()` called exactly once, before the
 ///   members are rejected (oldest member first, so a chain's handlers see it in chain order);
-/// - no body of the chain **starts** after `cancel` returned (`ensure` and `finally` bodies, and
+/// - no body of the chain **starts** once `cancel` has begun (`ensure` and `finally` bodies, and
 ///   `catch`/`recover` bodies that handle the error, still run: they are how a cancelled chain
-///   ends);
+///   ends). A body checks just before it starts, so on another thread one that passed its check an
+///   instant before may still begin as `cancel` returns; its member is rejected already and what
+///   it returns is ignored;
 /// - sub-chains that bodies returned, and the inputs of the combinators built without
 ///   `autoCancel:`, are linked to the context, so the cancel reaches them too;
 /// - a task or cancel handler registered for a member whose work already settled is not called:
@@ -509,8 +511,8 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// Throws the cancel error if a cancel of this chain has started: a body about to start calls it
   /// (a `recover` body handling the error of the chain before its branch, for instance), so that
-  /// no body starts after `cancel` returned. The member that body would resolve is already rejected
-  /// with the same error.
+  /// no body starts once the cancel has begun. The member that body would resolve is already
+  /// rejected with the same error.
   @usableFromInline func checkNotCancelled() throws {
     if cancelStarted, let reason = cancelReason { throw reason }
   }
