@@ -150,6 +150,24 @@ let workloads: [Workload] = [
       resolver.fulfill(0)
     }
   },
+  Workload(name: "promises-recover-pending", operation: "`recover(on: nil)` on a pending promise, fulfilled") {
+    count in
+    for _ in 0..<count {
+      let (promise, resolver) = Promise<Int>.pending()
+      blackHole(promise.recover(on: nil) { _ in Promise.value(1) })
+      resolver.fulfill(0)
+    }
+  },
+  Workload(
+    name: "promises-when-two-types", operation: "`when(fulfilled:_:)` of a pending `Int` and a resolved `String`"
+  ) {
+    count in
+    for _ in 0..<count {
+      let (promise, resolver) = Promise<Int>.pending()
+      blackHole(when(fulfilled: promise, Promise.value("a")))
+      resolver.fulfill(0)
+    }
+  },
   Workload(name: "promises-firstly", operation: "`firstly` returning a resolved promise") { count in
     for _ in 0..<count { blackHole(firstly { Promise.value(0) }) }
   },
@@ -264,6 +282,10 @@ let workloads: [Workload] = [
       promise.completeWithSuccess(1)
       blackHole(promise.future)
     }
+  },
+  Workload(name: "futures-combine-two-types", operation: "`combineFutures` of a completed `Int` and `String` future") {
+    count in
+    for _ in 0..<count { blackHole(combineFutures(Future<Int>(success: 1), Future<String>(success: "a"))) }
   },
   Workload(name: "futures-map-stage", operation: "a `map(.immediate)` stage on a pending root, completed") { count in
     let root = Futures.Promise<Int>()
