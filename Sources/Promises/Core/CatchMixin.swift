@@ -112,10 +112,18 @@ extension CatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
   ) -> Promise<T> {
-    let flags = DispatchFlags(flags)
     let next = Promise<T>(pending: ())
+    // Without a queue the body runs in the callback itself: no closure for a dispatch.
+    guard let on else {
+      pipe { result in
+        body()
+        next.settle(result)
+      }
+      return next
+    }
+    let flags = DispatchFlags(flags)
     pipe { result in
-      on.dispatch(flags) {
+      on.async(flags) {
         body()
         next.settle(result)
       }

@@ -55,9 +55,15 @@ extension Guarantee {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) -> U
   ) -> Guarantee<U> {
-    let flags = DispatchFlags(flags)
     let next = Guarantee<U>(pending: ())
-    pipe { (value: T) in on.dispatch(flags) { next.settle(transform(value)) } }
+    // Without a queue the body runs in the callback itself: no closure for a dispatch (one
+    // allocation per stage).
+    guard let on else {
+      pipe { (value: T) in next.settle(transform(value)) }
+      return next
+    }
+    let flags = DispatchFlags(flags)
+    pipe { (value: T) in on.async(flags) { next.settle(transform(value)) } }
     return next
   }
 
@@ -74,11 +80,13 @@ extension Guarantee {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Guarantee<U>
   ) -> Guarantee<U> {
-    let flags = DispatchFlags(flags)
     let next = Guarantee<U>(pending: ())
-    pipe { (value: T) in
-      on.dispatch(flags) { body(value).pipe { (result: U) in next.settle(result) } }
+    guard let on else {
+      pipe { (value: T) in body(value).pipe { (result: U) in next.settle(result) } }
+      return next
     }
+    let flags = DispatchFlags(flags)
+    pipe { (value: T) in on.async(flags) { body(value).pipe { (result: U) in next.settle(result) } } }
     return next
   }
 
