@@ -341,25 +341,27 @@ extension Promise where T == Void {
   }
 }
 
-/// The value of a promise, in a base class generic over the stored type itself.
+/// The value of a promise or guarantee, in a base class generic over the stored type itself.
 ///
-/// Not for use outside the library: it is public only because ``Promise`` inherits from it. A
-/// generic class's `deinit` destroys its fields unspecialized; a field whose type is a generic
-/// parameter of its own class is destroyed through that parameter's metadata, which the object
-/// carries, while a field of a composite type (`Swift.Result<T, Error>?` in `Promise<T>`) makes every
-/// deallocation look the composite type's metadata up at run time.
+/// Not for use outside the library: it is public only because ``Promise`` and ``Guarantee``
+/// inherit from it. A generic class's `deinit` destroys its fields unspecialized; a field whose
+/// type is a generic parameter of its own class is destroyed through that parameter's metadata,
+/// which the object carries, while a field of a composite type (`Swift.Result<T, Error>?` in
+/// `Promise<T>`) makes every deallocation look the composite type's metadata up at run time.
 public class _PromiseValue<Stored: Sendable>: @unchecked Sendable {
   // Safety of `@unchecked Sendable`: the subclass reads and writes `stored` only under its lock.
 
-  /// The result once settled; `nil` while pending (`Stored` is `Swift.Result<T, Error>?`).
+  /// The result once settled; `nil` while pending (`Stored` is `Swift.Result<T, Error>?` in a
+  /// promise, `T?` in a guarantee).
   @usableFromInline @exclusivity(unchecked) final var stored: Stored
 
   @inlinable init(stored: Stored) {
     self.stored = stored
   }
 
-  /// Where `Promise` keeps its lock storage when `Stored` is not known at compile time (see
-  /// `Promise.coreLockStorage`): `Stored`'s size comes from this object's own metadata.
+  /// Where `Promise` (and `Guarantee`, laid out the same way) keeps its lock storage when `Stored`
+  /// is not known at compile time (see `Promise.coreLockStorage`): `Stored`'s size comes from this
+  /// object's own metadata.
   @usableFromInline @inline(never)
   final func unspecializedLockStorageAddress() -> UnsafeMutableRawPointer {
     _getUnsafePointerToStoredProperties(self) + promiseLockOffset(storedSize: MemoryLayout<Stored>.size)
