@@ -73,7 +73,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// main source of): a cancellable chain made of several sources, say. It carries the object's
   /// label, and records show consecutive sources of one object as one hop (see
   /// ``cancellationRecord``). A part never gets a deadline.
-  @usableFromInline package init(partOf whole: CancelStorage) {
+  package init(partOf whole: CancelStorage) {
     let (main, label) = whole.lock.withLock { (whole.machine.whole, whole.machine.label) }
     machine = CancelStateMachine(partOf: main ?? Unmanaged.passUnretained(whole), label: label)
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")

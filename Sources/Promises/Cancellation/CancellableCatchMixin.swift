@@ -225,12 +225,11 @@ extension CancellableCatchMixin where T == Void {
 /// What a cancellable chain's `catch` returns: it ends the chain, can still cancel it, and runs
 /// ``finally(on:flags:_:)-(_,_,()->Void)`` once the chain ended, however it ended.
 public final class CancellableFinalizer: CancellableHandle, CancellableWithReason, Sendable {
-  @usableFromInline let finalizer: PMKFinalizer
+  let finalizer: PMKFinalizer
   /// The chain's shared cancellation state.
   public let cancelContext: CancelContext
 
-  @inlinable
-  init(_ finalizer: PMKFinalizer, context: CancelContext) {
+  @usableFromInline init(_ finalizer: PMKFinalizer, context: CancelContext) {
     self.finalizer = finalizer
     cancelContext = context
   }
@@ -241,7 +240,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
-  @inlinable
   public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
     cancelContext.cancel(
       error: CancelContext.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
@@ -249,7 +247,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
 
   /// Cancels the chain with ``PMKError/cancelled``; its record has no call site (what a call
   /// through the `Cancellable` protocol runs).
-  @inlinable
   @_disfavoredOverload
   public func cancel() {
     cancelContext.cancel(error: CancelContext.defaultError, origin: .unknown)
@@ -262,7 +259,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
-  @inlinable
   public func cancel(
     error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
@@ -273,7 +269,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
   ///
   /// - Parameter error: the rejection error.
-  @inlinable
   @_disfavoredOverload
   public func cancel(error: Error) {
     cancelContext.cancel(error: error, origin: .unknown)
@@ -283,7 +278,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// ``cancel(error:fileID:line:function:)``, with no call site in its record).
   ///
   /// - Parameter reason: the rejection error.
-  @inlinable
   public func cancel(dueTo reason: any Error) {
     cancelContext.cancel(dueTo: reason)
   }
@@ -302,7 +296,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   /// thread that ended it. A token registration holding this finalizer uses it to let go of it.
   ///
   /// - Parameter body: what to do then.
-  @inlinable
   public func whenWorkEnds(_ body: @escaping @Sendable () -> Void) {
     finalizer.guarantee.pipe { (_: Void) in body() }
   }
@@ -316,7 +309,6 @@ public final class CancellableFinalizer: CancellableHandle, CancellableWithReaso
   ///   - body: the final step.
   /// - Returns: this finalizer, which can still cancel the chain (PromiseKit 7 code cancels the
   ///   result of `finally`).
-  @inlinable
   @discardableResult
   @_disfavoredOverload
   public func finally(

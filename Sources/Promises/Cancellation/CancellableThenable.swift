@@ -32,7 +32,6 @@ extension CancellableThenable {
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
-  @inlinable
   public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
     cancelContext.cancel(
       error: CancelContext.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
@@ -40,7 +39,6 @@ extension CancellableThenable {
 
   /// Cancels the whole chain with ``PMKError/cancelled``, like ``cancel(fileID:line:function:)``,
   /// but its record has no call site: what a call through the `Cancellable` protocol runs.
-  @inlinable
   @_disfavoredOverload
   public func cancel() {
     cancelContext.cancel(error: CancelContext.defaultError, origin: .unknown)
@@ -56,7 +54,6 @@ extension CancellableThenable {
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
-  @inlinable
   public func cancel(
     error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
@@ -67,7 +64,6 @@ extension CancellableThenable {
   /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
   ///
   /// - Parameter error: the rejection error.
-  @inlinable
   @_disfavoredOverload
   public func cancel(error: Error) {
     cancelContext.cancel(error: error, origin: .unknown)
@@ -76,7 +72,6 @@ extension CancellableThenable {
   /// `cancel(with:)` as a function value; its record has no call site (see ``cancel(error:)``).
   ///
   /// - Parameter error: the rejection error.
-  @inlinable
   @_disfavoredOverload
   public func cancel(with error: Error) {
     cancelContext.cancel(error: error, origin: .unknown)
@@ -89,7 +84,6 @@ extension CancellableThenable {
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
-  @inlinable
   public func cancel(
     with error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
@@ -103,7 +97,6 @@ extension CancellableThenable {
   /// shows the token's path, through a link.
   ///
   /// - Parameter reason: the rejection error.
-  @inlinable
   public func cancel(dueTo reason: any Error) {
     cancelContext.cancel(dueTo: reason)
   }
@@ -132,7 +125,6 @@ extension CancellableThenable {
   /// - Parameters:
   ///   - task: the work to stop.
   ///   - reject: typically a resolver's `reject`.
-  @inlinable
   public func appendCancellableTask(_ task: (any CancellableTask)?, reject: (@Sendable (Error) -> Void)?) {
     cancelContext.append(task: task, reject: reject, whilePending: promise)
   }
@@ -141,7 +133,6 @@ extension CancellableThenable {
   /// error).
   ///
   /// - Parameter other: a member of the chain to link.
-  @inlinable
   public func appendCancelContext<Other: CancellableThenable>(from other: Other) {
     cancelContext.append(other.cancelContext)
   }

@@ -237,7 +237,6 @@ public final class PMKFinalizer: Sendable {
   ///     thread that ended the chain.
   ///   - flags: the dispatch flags for `body`.
   ///   - body: the final step.
-  @inlinable
   @_disfavoredOverload
   public func finally(
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
@@ -249,6 +248,5 @@ public final class PMKFinalizer: Sendable {
 
   /// Does nothing: a chain that ends in `catch` has already handled its errors. Present for
   /// source compatibility.
-  @inlinable
   public func cauterize() {}
 }
