@@ -411,7 +411,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
   }
 
   /// ``PMKError/cancelled`` boxed once: every `cancel()` would otherwise allocate a box for it.
-  package static let defaultError: any Error = PMKError.cancelled
+  @usableFromInline package static let defaultError: any Error = PMKError.cancelled
 
   /// Cancels the chain with `error`: every pending member is rejected with it, synchronously, and
   /// every registered task is cancelled once. Does nothing if the chain was already cancelled.
@@ -446,7 +446,7 @@ public final class CancelContext: CancellableWithReason, Sendable {
 
   /// Cancels the chain with `error`, recording `origin` as where the cancel was asked for (for
   /// the package's bridges, which pass on the call site of what asked them).
-  package func cancel(error: any Error, origin: CancelOrigin) {
+  @usableFromInline package func cancel(error: any Error, origin: CancelOrigin) {
     // After an ensure, the entry: it cancels the stages before the cleanup at once and the hold,
     // which reaches this context's source once the cleanup finished.
     _ = (entry ?? source).cancel(reason: error, origin: origin)

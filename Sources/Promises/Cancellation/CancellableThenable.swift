@@ -32,6 +32,7 @@ extension CancellableThenable {
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
+  @inlinable
   public func cancel(fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function) {
     cancelContext.cancel(
       error: CancelContext.defaultError, origin: CancelOrigin(fileID: fileID, line: line, function: function))
@@ -39,6 +40,7 @@ extension CancellableThenable {
 
   /// Cancels the whole chain with ``PMKError/cancelled``, like ``cancel(fileID:line:function:)``,
   /// but its record has no call site: what a call through the `Cancellable` protocol runs.
+  @inlinable
   @_disfavoredOverload
   public func cancel() {
     cancelContext.cancel(error: CancelContext.defaultError, origin: .unknown)
@@ -54,6 +56,7 @@ extension CancellableThenable {
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
+  @inlinable
   public func cancel(
     error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
@@ -64,6 +67,7 @@ extension CancellableThenable {
   /// pass the call site, so the record has none. A call, `cancel(error: e)`, records its site.
   ///
   /// - Parameter error: the rejection error.
+  @inlinable
   @_disfavoredOverload
   public func cancel(error: Error) {
     cancelContext.cancel(error: error, origin: .unknown)
@@ -72,6 +76,7 @@ extension CancellableThenable {
   /// `cancel(with:)` as a function value; its record has no call site (see ``cancel(error:)``).
   ///
   /// - Parameter error: the rejection error.
+  @inlinable
   @_disfavoredOverload
   public func cancel(with error: Error) {
     cancelContext.cancel(error: error, origin: .unknown)
@@ -84,6 +89,7 @@ extension CancellableThenable {
   ///   - fileID: where the cancel is called from, for ``cancellationRecord``; leave the default.
   ///   - line: the line of that call; leave the default.
   ///   - function: the function making that call; leave the default.
+  @inlinable
   public func cancel(
     with error: Error, fileID: StaticString = #fileID, line: Int = #line, function: StaticString = #function
   ) {
@@ -97,6 +103,7 @@ extension CancellableThenable {
   /// shows the token's path, through a link.
   ///
   /// - Parameter reason: the rejection error.
+  @inlinable
   public func cancel(dueTo reason: any Error) {
     cancelContext.cancel(dueTo: reason)
   }
