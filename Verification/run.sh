@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Checks the chain-membership model (ChainMembership.pml) exhaustively with spin in every
-# configuration: the protocol as the code runs it must pass, and each configuration written to fail
-# (an earlier or withdrawn form of the protocol) must be caught, by the property it breaks.
+# Checks the models exhaustively with spin in every configuration: chain membership
+# (ChainMembership.pml) and carried stages (CarriedStage.pml). The protocol as the code runs it
+# must pass, and each configuration written to fail (an earlier, withdrawn or simpler form of the
+# protocol) must be caught, by the property it breaks.
 # Needs spin (Debian/Ubuntu: apt-get install spin) and a C compiler. Takes a few seconds.
 # Usage: Verification/run.sh [-v]   (-v prints the counterexample of each failing configuration)
 set -euo pipefail
-model="$(cd "$(dirname "$0")" && pwd)/ChainMembership.pml"
+models="$(cd "$(dirname "$0")" && pwd)"
 verbose=${1:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-cp "$model" .
+cp "$models"/*.pml .
+model=ChainMembership.pml
 
 failures=0
 
@@ -20,7 +22,7 @@ check() {
   local name=$1 expect=$2 pattern=$3
   shift 4
   rm -f pan pan.* ./*.trail
-  if ! spin "$@" -a ChainMembership.pml >spin.log 2>&1; then
+  if ! spin "$@" -a "$model" >spin.log 2>&1; then
     cat spin.log
     echo "error: spin could not read the model ($name)" >&2
     exit 2
@@ -46,8 +48,8 @@ check() {
     failures=$((failures + 1))
   fi
   if [ "$outcome" = fail ] && { [ -n "$verbose" ] || [ "$expect" = pass ]; }; then
-    spin -t -p -g "$@" ChainMembership.pml | grep -E "proc +[0-9]+ \(" |
-      grep -vE "\[\(1\)\]|\[else\]|goto|\[IF\]" | sed -E 's/ +/ /g; s/ChainMembership.pml://' | head -150 || true
+    spin -t -p -g "$@" "$model" | grep -E "proc +[0-9]+ \(" |
+      grep -vE "\[\(1\)\]|\[else\]|goto|\[IF\]" | sed -E "s/ +/ /g; s/$model://" | head -150 || true
   fi
 }
 
@@ -61,6 +63,12 @@ check "withdrawn unretained settle"      fail 'mState\[m\]==0' -- -DWITHDRAWN
 check "withdrawn, after the close fix"   pass "" -- -DWITHDRAWN_CLOSED_FIX
 check "a stage checking first"           fail 'cancelWhileWaiting' -- -DSTAGE_CHECK_FIRST
 check "closed on drop (before D1)"       fail 'lostUpstream' -- -DCLOSE_ON_DROP
+
+model=CarriedStage.pml
+echo "Carried stage model:"
+check "hand-down and sweep"              pass "" --
+check "no hand-down (a member per stage)" fail 'cResult!=0' -- -DNO_HANDOFF
+check "no sweep (queued delivery)"       fail 'cResult!=0' -- -DNO_SWEEP
 
 if [ "$failures" -ne 0 ]; then
   echo "error: $failures configuration(s) did not end as expected" >&2
