@@ -67,8 +67,9 @@ check "closed on drop (before D1)"       fail 'lostUpstream' -- -DCLOSE_ON_DROP
 model=CarriedStage.pml
 echo "Carried stage model:"
 check "hand-down and sweep"              pass "" --
-check "no hand-down (a member per stage)" fail 'cResult!=0' -- -DNO_HANDOFF
-check "no sweep (queued delivery)"       fail 'cResult!=0' -- -DNO_SWEEP
+check "no hand-down (a member per stage)" fail 'result\[x\]!=0' -- -DNO_HANDOFF
+check "no sweep (queued delivery)"       fail 'result\[x\]!=0' -- -DNO_SWEEP
+check "handoff forgotten on settle"      fail 'result\[x\]!=0' -- -DFORGET_ON_SETTLE
 
 if [ "$failures" -ne 0 ]; then
   echo "error: $failures configuration(s) did not end as expected" >&2
