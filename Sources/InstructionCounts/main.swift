@@ -273,6 +273,26 @@ let workloads: [Workload] = [
     for _ in 0..<count { tail = tail.then(on: nil) { Promise.value($0 &+ 1).cancellize() } }
     blackHole(tail)
   },
+  Workload(
+    name: "promises-cancellable-ensure-pending",
+    operation: "`CancellablePromise.pending()`, `ensure(on: nil)`, fulfilled"
+  ) { count in
+    for _ in 0..<count {
+      let (promise, resolver) = CancellablePromise<Int>.pending()
+      blackHole(promise.ensure(on: nil) {})
+      resolver.fulfill(0)
+    }
+  },
+  Workload(
+    name: "promises-cancellable-recover-pending",
+    operation: "`CancellablePromise.pending()`, `recover(on: nil)` to a cancellable promise, fulfilled"
+  ) { count in
+    for _ in 0..<count {
+      let (promise, resolver) = CancellablePromise<Int>.pending()
+      blackHole(promise.recover(on: nil) { _ in Promise.value(1).cancellize() })
+      resolver.fulfill(0)
+    }
+  },
 
   // MARK: Futures
   Workload(name: "futures-create-complete-free", operation: "a `Futures.Promise` created, completed, freed") { count in

@@ -30,8 +30,9 @@ struct CancelStateMachine: Sendable {
   private var parents = ParentLinks.none
   /// The label and the pending deadline (stopped when the source ends or the deadline is
   /// replaced), kept by reference and only when the source has one, so a source without either
-  /// stores one word for them.
-  private var extras = SourceExtras.none
+  /// stores one word for them. No default value: each initializer sets it once (a default, then
+  /// an assignment, would copy and destroy the whole machine more in a source's initializer).
+  private var extras: SourceExtras
   /// What the first cancel recorded besides its reason; unset until then.
   private var recorded = CancelFactsFields()
   /// Whether the source's owner let go of it while members still waited or dependents pinned it
@@ -141,10 +142,16 @@ struct CancelStateMachine: Sendable {
   /// Makes a part of the larger object labelled `label` whose main source is `whole` (see
   /// ``CancelStorage/init(partOf:)``).
   init(partOf whole: Unmanaged<CancelStorage>, label: String?) {
-    extras = label.map { .labelled(LabelledExtras(label: $0, whole: whole)) } ?? .part(of: whole)
+    if let label {
+      extras = .labelled(LabelledExtras(label: label, whole: whole))
+    } else {
+      extras = .part(of: whole)
+    }
   }
 
-  init() {}
+  init() {
+    extras = .none
+  }
 
   /// The label the source was created with, if any.
   var label: String? { extras.label }

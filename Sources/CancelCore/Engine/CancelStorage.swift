@@ -42,8 +42,9 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// `init`.
   @exclusivity(unchecked) @usableFromInline var words = Words()
   // Exclusive access is guaranteed by `lock`, so the dynamic exclusivity check (a runtime call on
-  // every access) is switched off for this property.
-  @exclusivity(unchecked) var machine = CancelStateMachine()
+  // every access) is switched off for this property. No default value: each initializer sets it
+  // once (a default, then an assignment, would build, copy and destroy a machine more).
+  @exclusivity(unchecked) var machine: CancelStateMachine
 
   @inlinable @inline(__always) var status: CoreAtomic<UInt8> {
     CoreAtomic(firstStoredProperty(of: self, as: Words.self).pointer(to: \.status)!)
@@ -59,13 +60,14 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
 
   /// Creates an active source.
   package init() {
+    machine = CancelStateMachine()
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
   }
 
   /// Creates an active source named `label` in cancellation records (see ``cancellationRecord``);
   /// no label (and nothing stored for one) when `label` is `nil`.
   package init(label: String?) {
-    if let label { machine = CancelStateMachine(label: label) }
+    if let label { machine = CancelStateMachine(label: label) } else { machine = CancelStateMachine() }
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
   }
 
@@ -96,6 +98,7 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
 
   /// Creates a source that is already closed (used for signals that can never be cancelled).
   package init(closed: Void) {
+    machine = CancelStateMachine()
     precondition(hostsLock(at: &words.lock), "the lock is not where CoreLockHost.lock looks")
     _ = machine.close()
     status.store(Self.closed, ordering: .releasing)
