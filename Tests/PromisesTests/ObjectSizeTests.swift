@@ -20,6 +20,12 @@ struct PromiseObjectSizeTests {
     #expect(instanceSize(of: type(of: nested.promise)) <= instanceSize(of: type(of: mapped.promise)))
   }
 
+  @Test func aSynchronousMapStageOfAnIntGuaranteeFitsTheFastBins() {
+    let (guarantee, _) = Guarantee<Int>.pending()
+    let stage = guarantee.map(on: nil) { $0 + 1 }
+    #expect(instanceSize(of: type(of: stage)) <= 104)
+  }
+
   @Test func aPromiseOfAnIntFitsTheFastBins() {
     #expect(instanceSize(of: Promise<Int>.self) <= 104)
   }

@@ -55,13 +55,9 @@ extension Guarantee {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ transform: @escaping @Sendable (T) -> U
   ) -> Guarantee<U> {
+    // Without a queue the stage waits as itself (one allocation per stage).
+    guard let on else { return GuaranteeMapStage(transform).attach(to: self) }
     let next = Guarantee<U>(pending: ())
-    // Without a queue the body runs in the callback itself: no closure for a dispatch (one
-    // allocation per stage).
-    guard let on else {
-      pipe { (value: T) in next.settle(transform(value)) }
-      return next
-    }
     let flags = DispatchFlags(flags)
     pipe { (value: T) in on.async(flags) { next.settle(transform(value)) } }
     return next

@@ -11,9 +11,12 @@ import Foundation
 /// ```swift
 /// after(seconds: 1).done { print("a second later") }
 /// ```
-public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, SettleHost,
+public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, SettleHost,
   @unchecked Sendable
 {
+  // Not `final` only so that a `map(on: nil)` stage (`GuaranteeMapStage`) can carry its transform
+  // in the guarantee object itself, as `Promise`'s `MapStage` does; it is not `open`, so no other
+  // module can subclass it, and every member is `final`.
   // Laid out as `Promise` is (see `Promise.coreLockStorage`): the value in the inherited `stored`,
   // then the two flags and the lock in one word, then the machine, whose own value is `Void`. A
   // generic class's `deinit` runs unspecialized: this way it destroys no field whose layout
@@ -29,22 +32,25 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
 
   /// Set while a guarantee made by users is pending, cleared (under `lock`) when it settles, so
   /// that `deinit` need not inspect the generic machine.
-  @exclusivity(unchecked) @usableFromInline var warnsIfPending: Bool
+  @exclusivity(unchecked) @usableFromInline final var warnsIfPending: Bool
   /// Whether the guarantee has settled (`machine.isSettled`, kept where `deinit` reads it without
   /// the machine). Guarded by `lock`.
-  @exclusivity(unchecked) @usableFromInline var hasSettled: Bool
+  @exclusivity(unchecked) @usableFromInline final var hasSettled: Bool
   /// The storage of `lock`, in the word it shares with the two flags above (see `coreLockStorage`).
-  @exclusivity(unchecked) @usableFromInline var lockStorage = CoreLockStorage()
+  @exclusivity(unchecked) @usableFromInline final var lockStorage = CoreLockStorage()
   /// The settle-once phase and the waiting callbacks; the value itself is the inherited `stored`.
-  @exclusivity(unchecked) @usableFromInline var machine: Machine
+  @exclusivity(unchecked) @usableFromInline final var machine: Machine
   /// Work this guarantee waits for that can be stopped (the timer of ``after(seconds:)``, or what
-  /// `setCancellable(_:)` gave); a cancellable wrapper cancels it. Guarded by `lock`.
-  @exclusivity(unchecked) @usableFromInline var storedTask: (any CancellableTask)?
+  /// `setCancellable(_:)` gave); a cancellable wrapper cancels it. Boxed, so that a guarantee
+  /// without one (nearly every guarantee) stores one word for it instead of an existential's five
+  /// (a `map(on: nil)` stage of an `Int` then stays within the allocator's 128-byte fast bins).
+  /// Guarded by `lock`.
+  @exclusivity(unchecked) @usableFromInline final var storedTask: GuaranteeTask?
 
   /// Where `lockStorage` is: as in `Promise.coreLockStorage`, after the stored value and the two
   /// flags. Specialized code folds it to a constant offset; unspecialized code asks the object.
   @inlinable @inline(__always)
-  package var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
+  package final var coreLockStorage: UnsafeMutablePointer<CoreLockStorage> {
     let address =
       _isConcrete(T.self)
       ? _getUnsafePointerToStoredProperties(self) + promiseLockOffset(storedSize: MemoryLayout<T?>.size)
@@ -53,11 +59,18 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
   }
 
   /// The work a cancellable wrapper made now would cancel (see `storedTask`).
-  @usableFromInline var task: (any CancellableTask)? { lock.withLock { storedTask } }
+  @usableFromInline final var task: (any CancellableTask)? { lock.withLock { storedTask?.task } }
 
-  /// Makes `task` the work this guarantee waits for (see `storedTask`).
-  func replaceTask(with task: (any CancellableTask)?) {
-    lock.withLock { storedTask = task }
+  /// Makes `task` the work this guarantee waits for (see `storedTask`). The one it replaces is
+  /// released after unlocking (releasing it may run its `deinit`).
+  final func replaceTask(with task: (any CancellableTask)?) {
+    let box = task.map(GuaranteeTask.init)
+    let replaced = lock.withLock {
+      let replaced = storedTask
+      storedTask = box
+      return replaced
+    }
+    _ = replaced
   }
 
   /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
@@ -74,7 +87,7 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
     warnsIfPending = false
     hasSettled = false
     machine = Machine()
-    storedTask = task
+    storedTask = task.map(GuaranteeTask.init)
     super.init(stored: nil)
     precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
   }
@@ -134,30 +147,21 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
 
   /// The value once resolved; `nil` while pending.
   @inlinable
-  public var value: T? {
+  public final var value: T? {
     lock.withLock { stored }
   }
 
   /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
   @inlinable
-  public var result: Result<T>? {
+  public final var result: Result<T>? {
     value.map { .fulfilled($0) }
   }
 
   // MARK: Settling and observing
 
   @inlinable @discardableResult
-  func settle(_ value: T) -> Bool {
-    let action = lock.withLock {
-      warnsIfPending = false
-      let action = machine.settle(())
-      if action != .alreadySettled {
-        hasSettled = true
-        stored = value
-      }
-      return action
-    }
-    switch action {
+  final func settle(_ value: T) -> Bool {
+    switch settleLeavingDelivery(value) {
     case .deliver:
       deliverSettled()
       return true
@@ -166,34 +170,63 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
     }
   }
 
+  /// Settles as `settle(_:)` does, from a stage's callback running in the delivery that owns
+  /// `queue`, as `Promise.settle(_:handingBackOn:)` does: returns `true` if the caller must hand
+  /// this guarantee's delivery back (``readyDelivery(of:)``), `false` if it was delivered, queued,
+  /// or nothing waits.
+  @inlinable
+  final func settle(_ value: consuming T, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
+    guard case .deliver = settleLeavingDelivery(value) else { return false }
+    if let queue, queue.isIdle { return true }
+    deliverSettled()
+    return false
+  }
+
+  /// The settle step, under the lock; the caller delivers on `.deliver`.
+  @inlinable @inline(__always)
+  final func settleLeavingDelivery(_ value: consuming T) -> Machine.SettleAction {
+    var value = Optional(value)
+    return lock.withLock {
+      warnsIfPending = false
+      let action = machine.settle(())
+      if action != .alreadySettled {
+        hasSettled = true
+        stored = value.take()
+      }
+      return action
+    }
+  }
+
   /// Adds `callback` (run at once if already resolved); returns the key that takes it back out
   /// while it waits (see ``removeCallback(_:)``), or `nil` if it ran at once.
   @inlinable @discardableResult
-  func observe(_ callback: PromiseCallback<T>) -> RegistrationKey? {
-    let (action, value) = lock.withLock { () -> (Machine.ObserveAction, T?) in
-      let action = machine.observe(callback)
-      guard case .runNow = action else { return (action, nil) }
-      return (action, stored)
+  final func observe(_ callback: consuming PromiseCallback<T>) -> RegistrationKey? {
+    // Moved in and out of an optional, as in `Promise.observe(_:)`: the callback may own a stage,
+    // and a copy would retain it.
+    var offered = Optional(callback)
+    let (key, ready) = lock.withLock { () -> (RegistrationKey?, T?) in
+      switch machine.observe(offered.take()!) {
+      case .queued(let key): return (key, nil)
+      case .runNow(let callback, _):
+        offered = callback
+        return (nil, stored)
+      }
     }
-    switch action {
-    case .queued(let key): return key
-    case .runNow(let callback, _):
-      _ = Self.run(callback, with: value!, on: nil)
-      return nil
-    }
+    if let ready, let callback = offered.take() { _ = Self.run(callback, with: ready, on: nil) }
+    return key
   }
 
   /// Takes out a callback that still waits (by the key ``observe(_:)`` returned); it is released
   /// after unlocking and never runs. Does nothing once it ran (or is running).
   @inlinable
-  func removeCallback(_ key: RegistrationKey) {
+  final func removeCallback(_ key: RegistrationKey) {
     let removed = lock.withLock { machine.remove(key) }
     _ = removed
   }
 
   /// Part of the core's `SettleHost`.
   @inlinable
-  package func takeNextCallbacks() -> (SettleCallbacks<PromiseCallback<T>>, T)? {
+  package final func takeNextCallbacks() -> (SettleCallbacks<PromiseCallback<T>>, T)? {
     lock.withLock {
       guard let callbacks = machine.takeNextCallbacks() else { return nil }
       return (callbacks, stored!)
@@ -213,14 +246,14 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
   /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or
   /// at once if already resolved). Part of ``Thenable``.
   @inlinable
-  public func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) {
+  public final func pipe(to body: @escaping @Sendable (Swift.Result<T, Error>) -> Void) {
     observe(.run { body(.success($0)) })
   }
 
   /// Calls `body` with the value once resolved, synchronously on the resolving thread (at once if
   /// already resolved).
   @inlinable
-  public func pipe(to body: @escaping @Sendable (T) -> Void) {
+  public final func pipe(to body: @escaping @Sendable (T) -> Void) {
     observe(.run(body))
   }
 
@@ -228,7 +261,7 @@ public final class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Then
   /// ``Promise/wait()`` for when this is safe.
   ///
   /// Called on the main thread, it reports ``LogEvent/waitOnMainThread`` first, as PromiseKit does.
-  public func wait() -> T {
+  public final func wait() -> T {
     if Thread.isMainThread { conf.logHandler(.waitOnMainThread) }
     if let value { return value }
     BlockingWait.wait { done in pipe { (_: T) in done() } }
@@ -240,5 +273,17 @@ extension Guarantee where T == Void {
   /// A guarantee already resolved with `()`.
   public convenience init() {
     self.init(settled: ())
+  }
+}
+
+/// The work a ``Guarantee`` waits for that can be stopped, kept by reference (see
+/// `Guarantee.storedTask`).
+@usableFromInline
+final class GuaranteeTask: Sendable {
+  /// The work.
+  @usableFromInline let task: any CancellableTask
+
+  init(_ task: any CancellableTask) {
+    self.task = task
   }
 }
