@@ -95,4 +95,15 @@ extension SettleHost {
   package func deliverSettled() {
     SettleDelivery.deliver(Self.readyDelivery(of: self))
   }
+
+  /// After a settle that left callbacks to deliver, from a stage's callback running in the
+  /// delivery that owns `queue`: `true` if that delivery runs them next (nothing else is queued;
+  /// the caller hands back ``readyDelivery(of:)``), else delivers them now (or queues them) and
+  /// returns `false`.
+  @inlinable
+  package func handsBackDelivery(on queue: ThreadDeliveryQueue?) -> Bool {
+    if let queue, queue.isIdle { return true }
+    deliverSettled()
+    return false
+  }
 }

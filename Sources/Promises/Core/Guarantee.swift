@@ -177,9 +177,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
   @inlinable
   final func settle(_ value: consuming T, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
     guard case .deliver = settleLeavingDelivery(value) else { return false }
-    if let queue, queue.isIdle { return true }
-    deliverSettled()
-    return false
+    return handsBackDelivery(on: queue)
   }
 
   /// The settle step, under the lock; the caller delivers on `.deliver`.

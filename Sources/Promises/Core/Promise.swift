@@ -204,16 +204,6 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     return handsBackDelivery(on: queue)
   }
 
-  /// After a settle that left callbacks to deliver: `true` if the delivery owning `queue` runs
-  /// them next (nothing else is queued), else delivers them now (or queues them) and returns
-  /// `false`.
-  @inlinable
-  final func handsBackDelivery(on queue: ThreadDeliveryQueue?) -> Bool {
-    if let queue, queue.isIdle { return true }
-    deliverSettled()
-    return false
-  }
-
   /// The settle step, under the lock: the one way a promise settles. A member of a cancellable
   /// chain also claims the chain's cancel (once it started, the cancel error wins and is recorded)
   /// and leaves its context, see ``UnretainedMember``; the caller delivers on `.deliver`.
