@@ -195,6 +195,16 @@ let workloads: [Workload] = [
     resolver.fulfill(0)
     blackHole(tail)
   },
+  Workload(
+    name: "promises-then-stage-pending-root",
+    operation: "a `then(on: nil) { Promise.value(x) }` stage on a pending root, fulfilled"
+  ) { count in
+    let (root, resolver) = Promise<Int>.pending()
+    var tail = root
+    for _ in 0..<count { tail = tail.then(on: nil) { Promise.value($0 &+ 1) } }
+    resolver.fulfill(0)
+    blackHole(tail)
+  },
   Workload(name: "promises-cancellable-resolver-fulfil", operation: "`CancellablePromise(resolver:)` + fulfil") {
     count in
     for index in 0..<count {

@@ -36,7 +36,10 @@ extension Thenable {
   ) -> Promise<U.T> {
     // (The cast folds away where this is specialized.) After a settled promise the body runs
     // now, as the callback would, and nothing waits.
-    if on == nil, let settled = (self as? Promise<T>)?.resultForCallbackNow { return thenSettled(settled, body) }
+    if on == nil, let promise = self as? Promise<T> {
+      if let settled = promise.resultForCallbackNow { return thenSettled(settled, body) }
+      return ThenStage(body).attach(to: promise)
+    }
     let flags = DispatchFlags(flags)
     let next = Promise<U.T>(pending: ())
     pipe { result in
