@@ -63,6 +63,12 @@ extension Guarantee {
   /// work, once, when it is cancelled while the guarantee is pending. Replaces the work given
   /// before; wrappers made before keep the work they took.
   ///
+  /// A cancel made inside another cancel's handler reaches the work only when that handler
+  /// returns (docs/semantics.md, "Nested cancels are queued"): if the guarantee resolved
+  /// meanwhile, the work is not cancelled. (A member's own task, `CancellablePromise(task:)`, is:
+  /// a promise resolved after its chain's cancel started is rejected by that cancel, while a
+  /// guarantee keeps the value it resolved with.)
+  ///
   /// - Parameter cancellable: the work to stop.
   public func setCancellable(_ cancellable: any Cancellable) {
     replaceTask(with: CancellableTaskOf.task(for: cancellable))
