@@ -96,12 +96,29 @@ extension SettleHost {
     SettleDelivery.deliver(Self.readyDelivery(of: self))
   }
 
-  /// After a settle that left callbacks to deliver, from a stage's callback running in the
-  /// delivery that owns `queue`: `true` if that delivery runs them next (nothing else is queued;
-  /// the caller hands back ``readyDelivery(of:)``), else delivers them now (or queues them) and
+  /// What a host's `settle` does after its settle step (`SettleStateMachine.settle`, under its
+  /// lock): delivers the waiting callbacks if `action` says so. Returns whether this settle
+  /// settled the host.
+  @inlinable
+  package func finishSettle<Value, Callback>(_ action: SettleStateMachine<Value, Callback>.SettleAction) -> Bool {
+    switch action {
+    case .deliver:
+      deliverSettled()
+      return true
+    case .settled: return true
+    case .alreadySettled: return false
+    }
+  }
+
+  /// The same from a stage's callback running in the delivery that owns `queue`: `true` if that
+  /// delivery runs the callbacks next (they wait and nothing else is queued; the caller hands back
+  /// ``readyDelivery(of:)``), else delivers them now (or queues them, or nothing waits) and
   /// returns `false`.
   @inlinable
-  package func handsBackDelivery(on queue: ThreadDeliveryQueue?) -> Bool {
+  package func handsBackDelivery<Value, Callback>(
+    after action: SettleStateMachine<Value, Callback>.SettleAction, on queue: ThreadDeliveryQueue?
+  ) -> Bool {
+    guard case .deliver = action else { return false }
     if let queue, queue.isIdle { return true }
     deliverSettled()
     return false

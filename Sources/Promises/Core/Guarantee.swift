@@ -161,13 +161,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
 
   @inlinable @discardableResult
   final func settle(_ value: T) -> Bool {
-    switch settleLeavingDelivery(value) {
-    case .deliver:
-      deliverSettled()
-      return true
-    case .settled: return true
-    case .alreadySettled: return false
-    }
+    finishSettle(settleLeavingDelivery(value))
   }
 
   /// Settles as `settle(_:)` does, from a stage's callback running in the delivery that owns
@@ -176,8 +170,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
   /// or nothing waits.
   @inlinable
   final func settle(_ value: consuming T, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
-    guard case .deliver = settleLeavingDelivery(value) else { return false }
-    return handsBackDelivery(on: queue)
+    handsBackDelivery(after: settleLeavingDelivery(value), on: queue)
   }
 
   /// The settle step, under the lock; the caller delivers on `.deliver`.

@@ -175,13 +175,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// delivery loop). Returns whether this call settled the promise.
   @inlinable @discardableResult
   final func settle(_ result: consuming Swift.Result<T, Error>) -> Bool {
-    switch settleLeavingDelivery(result) {
-    case .deliver:
-      deliverSettled()
-      return true
-    case .settled: return true
-    case .alreadySettled: return false
-    }
+    finishSettle(settleLeavingDelivery(result))
   }
 
   /// Settles as a ``Resolver`` does: as `settle(_:)`, without reporting whether this call settled.
@@ -200,8 +194,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   ///   the delivery, where a method would retain `self` for it.)
   @inlinable
   final func settle(_ result: consuming Swift.Result<T, Error>, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
-    guard case .deliver = settleLeavingDelivery(result) else { return false }
-    return handsBackDelivery(on: queue)
+    handsBackDelivery(after: settleLeavingDelivery(result), on: queue)
   }
 
   /// The settle step, under the lock: the one way a promise settles. A member of a cancellable
