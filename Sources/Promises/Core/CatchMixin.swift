@@ -24,19 +24,7 @@ extension CatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) -> Void
   ) -> PMKFinalizer {
-    let flags = DispatchFlags(flags)
-    let finalizer = PMKFinalizer()
-    pipe { result in
-      if case .failure(let error) = result, policy.handles(error) {
-        on.dispatch(flags) {
-          body(error)
-          finalizer.guarantee.settle(())
-        }
-      } else {
-        finalizer.guarantee.settle(())
-      }
-    }
-    return finalizer
+    CatchStage<T>(on: on, flags: DispatchFlags(flags), policy: policy, body).attach(to: self)
   }
 
   /// Replaces a rejection (that `policy` covers) with the thenable `body` returns; a fulfilment
@@ -225,10 +213,18 @@ extension CatchPolicy {
 /// What `catch` returns: the end of a chain, whose ``finally(on:flags:_:)-(_,_,()->Void)`` runs once the chain
 /// ended either way (after the `catch` handler, if it ran).
 public final class PMKFinalizer: Sendable {
-  @usableFromInline let guarantee = Guarantee<Void>(pending: ())
+  @usableFromInline let guarantee: Guarantee<Void>
 
   @inlinable
-  init() {}
+  init() {
+    guarantee = Guarantee<Void>(pending: ())
+  }
+
+  /// A finalizer that ends with `guarantee` (a ``CatchStage``).
+  @inlinable
+  init(guarantee: Guarantee<Void>) {
+    self.guarantee = guarantee
+  }
 
   /// Runs `body` once the chain ended, whatever the outcome.
   ///
