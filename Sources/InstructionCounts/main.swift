@@ -143,6 +143,15 @@ let workloads: [Workload] = [
       resolver.fulfill(0)
     }
   },
+  Workload(
+    name: "promises-pending-dropped-with-callback",
+    operation: "a pending promise freed with a callback waiting (`race`'s loser, a dropped chain)"
+  ) { count in
+    for _ in 0..<count {
+      let (promise, _) = Promise<Int>.pending()
+      promise.pipe { _ in }
+    }
+  },
   Workload(name: "promises-ensure-pending", operation: "`ensure(on: nil)` on a pending promise, fulfilled") { count in
     for _ in 0..<count {
       let (promise, resolver) = Promise<Int>.pending()

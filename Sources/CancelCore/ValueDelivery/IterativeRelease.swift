@@ -14,20 +14,41 @@
 package enum IterativeRelease {
   /// Frees `value` now, or (inside another release on this thread) queues it for that release to
   /// free when the current step returns.
+  ///
+  /// Inlinable, and generic only in what it must be (freeing or queueing `value`): the queue's
+  /// bookkeeping is non-generic. A host's `deinit` runs unspecialized, and a generic function it
+  /// reaches unspecialized looks up `Value`'s metadata at run time; where the caller knows
+  /// `Value`, this is specialized and looks nothing up.
+  @inlinable
   package static func release<Value>(_ value: consuming Value) {
-    var held = Optional(consume value)
-    ThreadReleaseQueue.withCurrent { queue in
-      guard !queue.isReleasing else {
-        queue.pending.append(held.take()!)
-        return
-      }
-      queue.isReleasing = true
-      held = nil  // may run `deinit`s that queue more
-      // `popLast()` ends its access to `pending` before the popped value is freed at the end of
-      // each turn, so a `deinit` that queues more finds the array free to append to.
-      while let next = queue.pending.popLast() { _ = next }
-      queue.isReleasing = false
+    guard startReleasing() else {
+      enqueue(value)
+      return
     }
+    _ = consume value  // may run `deinit`s that queue more
+    finishReleasing()
+  }
+
+  /// The steps of ``release(_:)``, for a caller that frees its value in its own code (so that it
+  /// is compiled for the value's type where the caller knows it): marks this thread as releasing
+  /// and returns `true`; returns `false` if a release is already running on this thread, and the
+  /// value must then be queued with ``enqueue(_:)``.
+  @usableFromInline
+  package static func startReleasing() -> Bool {
+    ThreadReleaseQueue.startReleasing()
+  }
+
+  /// Queues `value` for the release running on this thread (see ``startReleasing()``).
+  @usableFromInline
+  package static func enqueue(_ value: Any) {
+    ThreadReleaseQueue.enqueue(value)
+  }
+
+  /// After the caller freed its value (see ``startReleasing()``): frees what was queued meanwhile,
+  /// in a loop, then marks this thread as not releasing.
+  @usableFromInline
+  package static func finishReleasing() {
+    ThreadReleaseQueue.finishReleasing()
   }
 }
 
@@ -41,10 +62,32 @@ final class ThreadReleaseQueue {
   @exclusivity(unchecked) var isReleasing = false
   @exclusivity(unchecked) var pending: [Any] = []
 
-  /// Calls `body` with the calling thread's queue, created on first use and released when the
-  /// thread exits.
-  static func withCurrent(_ body: (ThreadReleaseQueue) -> Void) {
-    threadReleaseQueues.withCurrent(make: { ThreadReleaseQueue() }, body)
+  /// The calling thread's queue, created on first use and released when the thread exits.
+  private static var current: ThreadReleaseQueue {
+    threadReleaseQueues.current(make: { ThreadReleaseQueue() })
+  }
+
+  /// Marks this thread as releasing and returns `true`, or returns `false` if a release is already
+  /// running on it (the value must then be queued).
+  static func startReleasing() -> Bool {
+    let queue = current
+    if queue.isReleasing { return false }
+    queue.isReleasing = true
+    return true
+  }
+
+  /// Queues `value` for the release running on this thread.
+  static func enqueue(_ value: Any) {
+    current.pending.append(value)
+  }
+
+  /// Frees what was queued meanwhile, in a loop, then marks this thread as not releasing.
+  static func finishReleasing() {
+    let queue = current
+    // `popLast()` ends its access to `pending` before the popped value is freed at the end of
+    // each turn, so a `deinit` that queues more finds the array free to append to.
+    while let next = queue.pending.popLast() { _ = next }
+    queue.isReleasing = false
   }
 }
 

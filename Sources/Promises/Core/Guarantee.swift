@@ -81,6 +81,9 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     storedTask = nil
     super.init(stored: nil)
     precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
   }
 
   init(task: (any CancellableTask)?) {
@@ -90,6 +93,9 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     storedTask = task.map(GuaranteeTask.init)
     super.init(stored: nil)
     precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -99,6 +105,9 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     storedTask = nil
     super.init(stored: nil)
     precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
   }
 
   @inlinable init(settled value: T) {
@@ -108,6 +117,9 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     storedTask = nil
     super.init(stored: value)
     precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
   }
 
   /// Creates a guarantee and calls `body` at once, on this thread, with the function that
@@ -142,7 +154,8 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
       conf.logHandler(.pendingGuaranteeDeallocated)
     }
     // As in `Promise`: the stages still waiting are freed in a loop, not one inside the other.
-    if !hasSettled, machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    // Through the machine's erased view (`ErasedCallbackMachine`): this code runs unspecialized.
+    if !hasSettled { releaseWaitingCallbacks(ofMachineAt: machineAddress(lockStorage: coreLockStorage)) }
   }
 
   /// The value once resolved; `nil` while pending.

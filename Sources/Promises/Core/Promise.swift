@@ -81,6 +81,9 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     hasSettled = false
     super.init(stored: nil)
     precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: machine misplaced")
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -89,6 +92,9 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     hasSettled = false
     super.init(stored: nil)
     precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: machine misplaced")
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
@@ -97,6 +103,9 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     hasSettled = true
     super.init(stored: result)
     precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
+    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
+    // changed what the optimizer inlines).
+    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: machine misplaced")
   }
 
   /// Creates a promise and calls `body` at once, on this thread, with its resolver.
@@ -142,7 +151,8 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     // A pending promise still holds the stages waiting on it, and they the stages after them:
     // freed here, one inside the other, a long chain would overflow the stack. The core frees
     // them in a loop instead. (A settled promise handed its callbacks out: nothing to do.)
-    if !hasSettled, machine.hasWaiting { IterativeRelease.release(machine.takeWaiting()) }
+    // Through the machine's erased view (`ErasedCallbackMachine`): this code runs unspecialized.
+    if !hasSettled { releaseWaitingCallbacks(ofMachineAt: machineAddress(lockStorage: coreLockStorage)) }
   }
 
   // MARK: State
