@@ -15,41 +15,21 @@ package enum IterativeRelease {
   /// Frees `value` now, or (inside another release on this thread) queues it for that release to
   /// free when the current step returns.
   ///
-  /// Inlinable, and generic only in what it must be (freeing or queueing `value`): the queue's
-  /// bookkeeping is non-generic. A host's `deinit` runs unspecialized, and a generic function it
-  /// reaches unspecialized looks up `Value`'s metadata at run time; where the caller knows
-  /// `Value`, this is specialized and looks nothing up.
+  /// Generic only in what it must be (freeing or queueing `value`); the queue's bookkeeping is
+  /// non-generic, so a call that runs unspecialized (a host's `deinit` often does) does little
+  /// generic work.
   @inlinable
   package static func release<Value>(_ value: consuming Value) {
-    guard startReleasing() else {
-      enqueue(value)
-      return
-    }
-    _ = consume value  // may run `deinit`s that queue more
-    finishReleasing()
-  }
-
-  /// The steps of ``release(_:)``, for a caller that frees its value in its own code (so that it
-  /// is compiled for the value's type where the caller knows it): marks this thread as releasing
-  /// and returns `true`; returns `false` if a release is already running on this thread, and the
-  /// value must then be queued with ``enqueue(_:)``.
-  @usableFromInline
-  package static func startReleasing() -> Bool {
-    ThreadReleaseQueue.startReleasing()
-  }
-
-  /// Queues `value` for the release running on this thread (see ``startReleasing()``).
-  @usableFromInline
-  package static func enqueue(_ value: Any) {
-    ThreadReleaseQueue.enqueue(value)
-  }
-
-  /// After the caller freed its value (see ``startReleasing()``): frees what was queued meanwhile,
-  /// in a loop, then marks this thread as not releasing.
-  @usableFromInline
-  package static func finishReleasing() {
+    guard ThreadReleaseQueue.startReleasing() else { return ThreadReleaseQueue.enqueue(value) }
+    discard(consume value)  // may run `deinit`s that queue more
     ThreadReleaseQueue.finishReleasing()
   }
+
+  /// Frees `value` before returning: a function's consumed parameter ends with its call, so the
+  /// freeing happens while this thread is marked as releasing, in every build (the end of a
+  /// local's lifetime is the optimizer's to place).
+  @inlinable
+  static func discard<Value>(_ value: consuming Value) {}
 }
 
 /// One thread's queue of values waiting to be freed. Thread-confined: only its own thread touches
@@ -58,6 +38,7 @@ package enum IterativeRelease {
 // The dynamic exclusivity checks (a runtime call and a thread-local lookup on every access) are
 // switched off: only the owning thread accesses the queue, and `release(_:)` never frees a value
 // (which may run a `deinit` that queues more) while an access to `pending` is in progress.
+@usableFromInline
 final class ThreadReleaseQueue {
   @exclusivity(unchecked) var isReleasing = false
   @exclusivity(unchecked) var pending: [Any] = []
@@ -69,6 +50,7 @@ final class ThreadReleaseQueue {
 
   /// Marks this thread as releasing and returns `true`, or returns `false` if a release is already
   /// running on it (the value must then be queued).
+  @usableFromInline
   static func startReleasing() -> Bool {
     let queue = current
     if queue.isReleasing { return false }
@@ -77,11 +59,13 @@ final class ThreadReleaseQueue {
   }
 
   /// Queues `value` for the release running on this thread.
+  @usableFromInline
   static func enqueue(_ value: Any) {
     current.pending.append(value)
   }
 
   /// Frees what was queued meanwhile, in a loop, then marks this thread as not releasing.
+  @usableFromInline
   static func finishReleasing() {
     let queue = current
     // `popLast()` ends its access to `pending` before the popped value is freed at the end of

@@ -48,12 +48,9 @@ func erasedMachine<Next>(endsAt next: UnsafeMutablePointer<Next>, lockStorage: U
 /// the erased types once.
 @usableFromInline @inline(never)
 func releaseWaitingCallbacks(ofMachineAt address: UnsafeMutableRawPointer) {
-  let waiting = address.withMemoryRebound(to: ErasedCallbackMachine.self, capacity: 1) { machine in
-    machine.pointee.hasWaiting ? machine.pointee.takeWaiting() : nil
+  address.withMemoryRebound(to: ErasedCallbackMachine.self, capacity: 1) { machine in
+    guard machine.pointee.hasWaiting else { return }
+    // Moved straight in: a copy kept here would be freed after the release returned, recursing.
+    IterativeRelease.release(machine.pointee.takeWaiting())
   }
-  // `IterativeRelease.release(_:)`'s steps, with the freeing here, where the batch's type is known.
-  guard let waiting else { return }
-  guard IterativeRelease.startReleasing() else { return IterativeRelease.enqueue(waiting) }
-  _ = consume waiting  // frees the callbacks, whose `deinit`s may queue more
-  IterativeRelease.finishReleasing()
 }
