@@ -136,6 +136,16 @@ let workloads: [Workload] = [
     resolve(0)
     blackHole(tail)
   },
+  Workload(
+    name: "promises-guarantee-then-stage-pending-root",
+    operation: "a `Guarantee.then(on: nil) { Guarantee.value }` stage, pending root"
+  ) { count in
+    let (root, resolve) = Guarantee<Int>.pending()
+    var tail = root
+    for _ in 0..<count { tail = tail.then(on: nil) { Guarantee.value($0 &+ 1) } }
+    resolve(0)
+    blackHole(tail)
+  },
   Workload(name: "promises-catch-pending", operation: "`catch(on: nil)` on a pending promise, fulfilled") { count in
     for _ in 0..<count {
       let (promise, resolver) = Promise<Int>.pending()

@@ -76,11 +76,9 @@ extension Guarantee {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (T) -> Guarantee<U>
   ) -> Guarantee<U> {
+    // Without a queue the stage waits as itself, on this guarantee and then on the returned one.
+    guard let on else { return GuaranteeThenStage(body).attach(to: self) }
     let next = Guarantee<U>(pending: ())
-    guard let on else {
-      pipe { (value: T) in body(value).pipe { (result: U) in next.settle(result) } }
-      return next
-    }
     let flags = DispatchFlags(flags)
     pipe { (value: T) in on.async(flags) { body(value).pipe { (result: U) in next.settle(result) } } }
     return next

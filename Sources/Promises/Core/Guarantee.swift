@@ -164,6 +164,13 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     lock.withLock { stored }
   }
 
+  /// The value, when a callback added now would run at once (see
+  /// `Promise.resultForCallbackNow`); `nil` otherwise.
+  @inlinable
+  package final var valueForCallbackNow: T? {
+    lock.withLock { machine.runsCallbacksAtOnce ? stored : nil }
+  }
+
   /// `.success(value)` once resolved; `nil` while pending. Part of ``Thenable``.
   @inlinable
   public final var result: Result<T>? {
