@@ -169,6 +169,13 @@ let workloads: [Workload] = [
       resolver.fulfill(0)
     }
   },
+  Workload(name: "promises-tap-pending", operation: "`tap(on: nil)` on a pending promise, fulfilled") { count in
+    for _ in 0..<count {
+      let (promise, resolver) = Promise<Int>.pending()
+      blackHole(promise.tap(on: nil) { _ in })
+      resolver.fulfill(0)
+    }
+  },
   Workload(name: "promises-recover-pending", operation: "`recover(on: nil)` on a pending promise, fulfilled") {
     count in
     for _ in 0..<count {

@@ -100,15 +100,9 @@ extension CatchMixin {
     on: DispatchQueue? = conf.Q.return, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable () -> Void
   ) -> Promise<T> {
+    // Without a queue the stage waits as itself and runs the body in its callback.
+    guard let on else { return PassThroughStage(.ensure(body)).attach(to: self) }
     let next = Promise<T>(pending: ())
-    // Without a queue the body runs in the callback itself: no closure for a dispatch.
-    guard let on else {
-      pipe { result in
-        body()
-        next.settle(result)
-      }
-      return next
-    }
     let flags = DispatchFlags(flags)
     pipe { result in
       on.async(flags) {

@@ -141,10 +141,12 @@ extension Thenable {
     on: DispatchQueue?, flags: DispatchWorkItemFlags? = nil,
     _ body: @escaping @Sendable (Result<T>) -> Void
   ) -> Promise<T> {
+    // Without a queue the stage waits as itself and runs the body in its callback.
+    guard let on else { return PassThroughStage(.tap(body)).attach(to: self) }
     let flags = DispatchFlags(flags)
     let next = Promise<T>(pending: ())
     pipe { result in
-      on.dispatch(flags) {
+      on.async(flags) {
         body(Result(result))
         next.settle(result)
       }
