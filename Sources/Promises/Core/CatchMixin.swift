@@ -43,11 +43,13 @@ extension CatchMixin {
     on: DispatchQueue? = conf.Q.map, flags: DispatchWorkItemFlags? = nil, policy: CatchPolicy = conf.catchPolicy,
     _ body: @escaping @Sendable (Error) throws -> U
   ) -> Promise<T> where U.T == T {
+    // Without a queue the stage waits as itself, on this promise and then on the one returned.
+    guard let on else { return RecoverStage(policy: policy, body).attach(to: self) }
     let flags = DispatchFlags(flags)
     let next = Promise<T>(pending: ())
     pipe { result in
       guard case .failure(let error) = result, policy.handles(error) else { return _ = next.settle(result) }
-      on.dispatch(flags) {
+      on.async(flags) {
         do {
           let returned = try body(error)
           guard returned !== next else { throw PMKError.returnedSelf }

@@ -7,7 +7,7 @@
 /// that settles inside a delivery hands its own delivery back, so a long chain resolves in constant
 /// stack. (With a queue, `then` keeps the closures: dispatching allocates anyway.)
 @usableFromInline
-final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, @unchecked Sendable {
+final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, FollowingStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `body` is written by the initializer and taken once by the
   // parent's callback, which the core runs exactly once and only after the registration it
   // follows (so after the initializer, through the parent's lock); nothing else touches it. The
@@ -54,24 +54,5 @@ final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, @unchecked Se
     case .failure(let error):
       return settle(.failure(error), handingBackOn: queue)
     }
-  }
-
-  /// Settles like `returned`: at once if it is a promise that already settled (and delivered),
-  /// else when it settles, waiting in its callbacks as this stage.
-  @inlinable
-  func follow(_ returned: U, handingBackOn queue: ThreadDeliveryQueue?) -> Bool {
-    // (The cast folds away where this is specialized.)
-    guard let promise = returned as? Promise<U.T> else {
-      returned.pipe { [self] result in settle(result) }
-      return false
-    }
-    if let settled = promise.resultForCallbackNow { return settle(settled, handingBackOn: queue) }
-    promise.observe(
-      .stage(self) { stage, result, queue in
-        let stage = unsafeDowncast(consume stage, to: ThenStage<Input, U>.self)
-        guard stage.settle(result, handingBackOn: queue) else { return nil }
-        return Promise<U.T>.readyDelivery(of: stage)
-      })
-    return false
   }
 }
