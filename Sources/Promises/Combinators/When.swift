@@ -66,9 +66,8 @@ public func when<U: Thenable>(fulfilled thenables: U...) -> Promise<Void> where 
 /// - Returns: a promise of both values.
 @inlinable
 public func when<U: Thenable, V: Thenable>(fulfilled pu: U, _ pv: V) -> Promise<(U.T, V.T)> {
-  // Through the values, not the inputs (see `when(fulfilled:)`): a closure holding the inputs
-  // would keep them, pending, alive through their own callbacks.
-  when(fulfilled: [pu.erased, pv.erased]).map(on: nil) { ($0[0] as! U.T, $0[1] as! V.T) }
+  // One promise holding the values as they arrive (see `WhenPair`).
+  WhenPair<U.T, V.T>().attach(pu, pv)
 }
 
 /// Waits for three thenables to fulfil; rejects as soon as one rejects.
