@@ -41,6 +41,14 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
     self.promise.joinUnshared(source: context.source)
   }
 
+  /// A member of `context` that resolves `promise`, a pending promise nobody else holds yet that
+  /// has joined `context` itself (see ``FollowStage``).
+  @inlinable
+  init(joined promise: consuming Promise<T>, context: borrowing CancelContext) {
+    self.promise = promise
+    cancelContext = copy context
+  }
+
   /// A member of `context` that resolves `promise`, which has already settled: nothing is left for
   /// a cancel to reject, so it joins no list.
   @inlinable
@@ -91,15 +99,16 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
       return
     }
     let context = cancelContext ?? CancelContext(label: label)
+    // A pending promise in a new chain: one stage object follows it (see `FollowStage`).
+    if cancelContext == nil, let promise = bridge as? Promise<T> {
+      self.init(joined: FollowStage.following(promise, in: context), context: context)
+      return
+    }
     self.init(stageOf: context)
     if let guarantee = bridge as? Guarantee<T> { Self.stopOnCancel(guarantee, in: context) }
     let settler = MemberSettler(self)
     if let promise = bridge as? Promise<T> {
-      if cancelContext == nil {
-        Self.follow(promise, with: settler, in: context)
-      } else {
-        leave(promise, key: promise.pipeRemovably { settler.settle($0) }, remove: { $0.removeCallback($1) })
-      }
+      leave(promise, key: promise.pipeRemovably { settler.settle($0) }, remove: { $0.removeCallback($1) })
     } else if let guarantee = bridge as? Guarantee<T> {
       follow(guarantee, with: settler)
     } else {
@@ -129,16 +138,6 @@ public final class CancellablePromise<T: Sendable>: CancellableThenable, Cancell
     promise.pipe { [weak wrapped] result in
       if case .failure = result, let wrapped { remove(wrapped, key) }
     }
-  }
-
-  /// Settles the member through `settler` when `promise` resolves, and takes that callback back out
-  /// of `promise` when `context` (the wrapper's own) is cancelled: a long-lived pending promise
-  /// wrapped and cancelled many times keeps none of its cancelled wrappers. (A wrapper dropped
-  /// without a cancel still waits: stages nobody holds may follow it.)
-  @inlinable
-  static func follow(_ promise: Promise<T>, with settler: MemberSettler<T>, in context: CancelContext) {
-    guard let key = promise.pipeRemovably(to: { settler.settle($0) }) else { return }
-    context.onCancel { promise.removeCallback(key) }
   }
 
   /// Registers `guarantee`'s own task (if any) with `context`, while the guarantee is pending.

@@ -79,7 +79,14 @@ extension Promise {
   /// read it at once).
   @inlinable
   func joinUnshared(source: CancelStorage) {
-    let member = makeMember(of: source)
+    joinUnshared(source: source, action: Self.actAsMember)
+  }
+
+  /// ``joinUnshared(source:)`` with the member's `action` (a stage whose member does more than
+  /// ``actAsMember(_:_:)``, see ``FollowStage``).
+  @inlinable
+  func joinUnshared(source: CancelStorage, action: @escaping CancelMember.Action) {
+    let member = CancelMember(source: source, target: self, action: action)
     self.member.set(member)
     if !source.addMember(member) { self.member = UnretainedMember() }
   }
