@@ -11,7 +11,7 @@ import Dispatch
 /// that runs on a queue costs the dispatched block as before; a fulfilled parent dispatches
 /// nothing.
 @usableFromInline
-final class CatchStage<Input: Sendable>: Guarantee<Void>, @unchecked Sendable {
+final class CatchStage<Input: Sendable>: Guarantee<Void>, ParentWaitingStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `body` is written by the initializer and taken once by the
   // parent's callback, which the core runs exactly once and only after the registration it follows
   // (so after the initializer, through the parent's lock); `queue`, `flags` and `policy` are
@@ -41,20 +41,7 @@ final class CatchStage<Input: Sendable>: Guarantee<Void>, @unchecked Sendable {
   @inlinable
   func attach<Parent: Thenable>(to parent: Parent) -> PMKFinalizer where Parent.T == Input {
     let finalizer = PMKFinalizer(guarantee: self)
-    if let promise = parent as? Promise<Input> {
-      // (The cast folds away where this is specialized.) The stage itself waits: no closure
-      // context is allocated, and a stage that settles can hand its delivery back.
-      promise.observe(
-        .stage(self) { stage, result, queue in
-          // Captures nothing. `stage` is the callback's reference: it moves into the delivery
-          // handed back, or is released here.
-          let stage = unsafeDowncast(consume stage, to: CatchStage<Input>.self)
-          guard stage.receive(result, handingBackOn: queue) else { return nil }
-          return Guarantee<Void>.readyDelivery(of: stage)
-        })
-    } else {
-      parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
-    }
+    wait(on: parent)
     return finalizer
   }
 

@@ -10,7 +10,7 @@ import Dispatch
 /// on another thenable waits through its `pipe`: both allocate a closure context, as dispatching
 /// allocates anyway.)
 @usableFromInline
-final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Sendable {
+final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, ParentWaitingStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `transform` is written by the initializer and taken once by
   // the parent's callback, which the core runs exactly once and only after the registration it
   // follows (so after the initializer, through the parent's lock); nothing else touches it. The
@@ -42,19 +42,8 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, @unchecked Senda
           settle(.failure(error))
         }
       }
-    } else if let promise = parent as? Promise<Input> {
-      // (The cast folds away where this is specialized.) The stage itself waits: no closure
-      // context is allocated, and a stage that settles can hand its delivery back.
-      promise.observe(
-        .stage(self) { stage, result, queue in
-          // Captures nothing (not even `Self`: no closure context). `stage` is the callback's
-          // reference: it moves into the delivery handed back, or is released here.
-          let stage = unsafeDowncast(consume stage, to: MapStage<Input, T>.self)
-          guard stage.receive(result, handingBackOn: queue) else { return nil }
-          return Promise<T>.readyDelivery(of: stage)
-        })
     } else {
-      parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
+      wait(on: parent)
     }
     return self
   }

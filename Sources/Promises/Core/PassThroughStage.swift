@@ -8,7 +8,7 @@ import CancelCore
 /// body and the promise; a stage that settles inside its parent's delivery hands its own delivery
 /// back. (With a queue, `ensure` and `tap` keep the closures: dispatching allocates anyway.)
 @usableFromInline
-final class PassThroughStage<T: Sendable>: Promise<T>, @unchecked Sendable {
+final class PassThroughStage<T: Sendable>: Promise<T>, ParentWaitingStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `body` is written by the initializer and taken once by the
   // parent's callback, which the core runs exactly once and only after the registration it follows
   // (so after the initializer, through the parent's lock); nothing else touches it. The state
@@ -35,18 +35,7 @@ final class PassThroughStage<T: Sendable>: Promise<T>, @unchecked Sendable {
   /// Registers the stage on `parent` and returns it.
   @inlinable
   func attach<Parent: Thenable>(to parent: Parent) -> Promise<T> where Parent.T == T {
-    if let promise = parent as? Promise<T> {
-      // (The cast folds away where this is specialized.)
-      promise.observe(
-        .stage(self) { stage, result, queue in
-          // Captures nothing; `stage` is the callback's reference (see `MapStage`).
-          let stage = unsafeDowncast(consume stage, to: PassThroughStage<T>.self)
-          guard stage.receive(result, handingBackOn: queue) else { return nil }
-          return Promise<T>.readyDelivery(of: stage)
-        })
-    } else {
-      parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
-    }
+    wait(on: parent)
     return self
   }
 

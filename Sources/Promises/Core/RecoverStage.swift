@@ -8,7 +8,7 @@ import CancelCore
 /// context (and a second one to follow a pending returned promise); a stage that settles inside a
 /// delivery hands its own delivery back. (With a queue, `recover` keeps the closures.)
 @usableFromInline
-final class RecoverStage<U: Thenable>: Promise<U.T>, FollowingStage, @unchecked Sendable {
+final class RecoverStage<U: Thenable>: Promise<U.T>, ParentWaitingStage, FollowingStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `body` is written by the initializer and taken once by the
   // parent's callback, which the core runs exactly once and only after the registration it follows
   // (so after the initializer, through the parent's lock); `policy` is immutable. The state
@@ -28,18 +28,7 @@ final class RecoverStage<U: Thenable>: Promise<U.T>, FollowingStage, @unchecked 
   /// Registers the stage on `parent` and returns it.
   @inlinable
   func attach<Parent: Thenable>(to parent: Parent) -> Promise<U.T> where Parent.T == U.T {
-    if let promise = parent as? Promise<U.T> {
-      // (The cast folds away where this is specialized.)
-      promise.observe(
-        .stage(self) { stage, result, queue in
-          // Captures nothing; `stage` is the callback's reference (see `MapStage`).
-          let stage = unsafeDowncast(consume stage, to: RecoverStage<U>.self)
-          guard stage.receive(result, handingBackOn: queue) else { return nil }
-          return Promise<U.T>.readyDelivery(of: stage)
-        })
-    } else {
-      parent.pipe { [self] result in _ = receive(result, handingBackOn: nil) }
-    }
+    wait(on: parent)
     return self
   }
 

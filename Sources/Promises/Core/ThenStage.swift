@@ -7,7 +7,9 @@
 /// that settles inside a delivery hands its own delivery back, so a long chain resolves in constant
 /// stack. (With a queue, `then` keeps the closures: dispatching allocates anyway.)
 @usableFromInline
-final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, FollowingStage, @unchecked Sendable {
+final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, ParentWaitingStage, FollowingStage,
+  @unchecked Sendable
+{
   // Safety of `@unchecked Sendable`: `body` is written by the initializer and taken once by the
   // parent's callback, which the core runs exactly once and only after the registration it
   // follows (so after the initializer, through the parent's lock); nothing else touches it. The
@@ -25,13 +27,7 @@ final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, FollowingStag
   /// Registers the stage on `parent` and returns it.
   @inlinable
   func attach(to parent: Promise<Input>) -> Promise<U.T> {
-    parent.observe(
-      .stage(self) { stage, result, queue in
-        // Captures nothing; `stage` is the callback's reference (see `MapStage`).
-        let stage = unsafeDowncast(consume stage, to: ThenStage<Input, U>.self)
-        guard stage.receive(result, handingBackOn: queue) else { return nil }
-        return Promise<U.T>.readyDelivery(of: stage)
-      })
+    wait(on: parent)
     return self
   }
 
