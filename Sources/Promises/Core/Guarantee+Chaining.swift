@@ -65,6 +65,9 @@ extension Guarantee {
 
   /// Runs `body` with the value and resolves the returned guarantee like the one `body` returns.
   ///
+  /// A guarantee cannot fail, so a `body` that returns the very guarantee this call returned
+  /// (waiting for itself) is not rejected as `Promise.then`'s is: that guarantee never resolves.
+  ///
   /// - Parameters:
   ///   - on: the queue `body` runs on; `nil` runs it on the resolving thread.
   ///   - flags: the dispatch flags for `body`.
