@@ -6,10 +6,9 @@ import Dispatch
 /// object.
 ///
 /// Like ``MapStage``, it waits in its parent's callbacks as itself
-/// (``PromiseCallback/stage(_:_:)``): a `catch` costs the finalizer and this object, instead of
-/// those two plus a closure context holding the handler, its options and the finalizer. A handler
-/// that runs on a queue costs the dispatched block as before; a fulfilled parent dispatches
-/// nothing.
+/// (``PromiseCallback/stage(_:_:)``): a `catch` costs the finalizer and this object, with no
+/// closure context holding the handler, its options and the finalizer. A handler that runs on a
+/// queue costs the dispatched block too, and only for a rejection its policy covers.
 @usableFromInline
 final class CatchStage<Input: Sendable>: Guarantee<Void>, ParentWaitingStage, @unchecked Sendable {
   // Safety of `@unchecked Sendable`: `body` is written by the initializer and taken once by the

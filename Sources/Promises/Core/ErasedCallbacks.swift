@@ -15,8 +15,8 @@ struct ErasedCallbackValue: Sendable {}
 /// metadata) is what the real type would do.
 ///
 /// Why: a generic class's `deinit` runs unspecialized, and reaching its machine through its real
-/// type looked up the generic metadata of the machine, its callbacks and their batch at run time
-/// (about 10,000 instructions for a pending promise freed with one callback still waiting).
+/// type looks up the generic metadata of the machine, its callbacks and their batch at run time
+/// (what that cost: docs/performance.md, "Generic code that ran unspecialized").
 /// `PromiseLayoutTests` checks that the machine is where ``machineAddress(lockStorage:)`` says.
 @usableFromInline
 typealias ErasedCallbackMachine = SettleStateMachine<Void, PromiseCallback<ErasedCallbackValue>>

@@ -73,6 +73,16 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     _ = replaced
   }
 
+  /// Checks, at the end of every initializer, that the lock is where `coreLockStorage` says, and
+  /// (in debug builds, and in `PromiseLayoutTests` for many types) that the machine is where its
+  /// erased view looks (see `ErasedCallbackMachine`). The second is an assertion because as a
+  /// precondition it changed what the optimizer inlines.
+  @inlinable @inline(__always)
+  final func checkLayout() {
+    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
+    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: the machine is misplaced")
+  }
+
   /// A pending guarantee (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
     warnsIfPending = false
@@ -80,10 +90,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     machine = Machine()
     storedTask = nil
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
+    checkLayout()
   }
 
   init(task: (any CancellableTask)?) {
@@ -92,10 +99,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     machine = Machine()
     storedTask = task.map(GuaranteeTask.init)
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
+    checkLayout()
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -104,10 +108,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     machine = Machine()
     storedTask = nil
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
+    checkLayout()
   }
 
   @inlinable init(settled value: T) {
@@ -116,10 +117,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
     machine = Machine(settled: ())
     storedTask = nil
     super.init(stored: value)
-    precondition(hostsLock(at: &lockStorage), "Guarantee: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &storedTask, lockStorage: coreLockStorage), "Guarantee: machine misplaced")
+    checkLayout()
   }
 
   /// Creates a guarantee and calls `body` at once, on this thread, with the function that

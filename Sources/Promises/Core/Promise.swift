@@ -57,7 +57,6 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   /// safe. Guarded by `lock` once the promise is shared.
   @usableFromInline @exclusivity(unchecked) final var member = UnretainedMember()
 
-  /// A pending promise (an internal stage: no warning when it is deallocated pending).
   /// Where `lockStorage` is: after `stored` (the first stored property) and the two one-byte
   /// flags, at the lock's alignment, as Swift lays out a class (a subclass's fields start where its
   /// superclass's end). Every designated initializer checks it.
@@ -75,15 +74,23 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     return address.assumingMemoryBound(to: CoreLockStorage.self)
   }
 
+  /// Checks, at the end of every initializer, that the lock is where `coreLockStorage` says, and
+  /// (in debug builds, and in `PromiseLayoutTests` for many types) that the machine is where its
+  /// erased view looks (see `ErasedCallbackMachine`). The second is an assertion because as a
+  /// precondition it changed what the optimizer inlines.
+  @inlinable @inline(__always)
+  final func checkLayout() {
+    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
+    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: the machine is misplaced")
+  }
+
+  /// A pending promise (an internal stage: no warning when it is deallocated pending).
   @inlinable init(pending: Void) {
     machine = Machine()
     warnsIfPending = false
     hasSettled = false
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: machine misplaced")
+    checkLayout()
   }
 
   @inlinable init(warnsIfPending: Bool) {
@@ -91,10 +98,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     self.warnsIfPending = warnsIfPending
     hasSettled = false
     super.init(stored: nil)
-    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: machine misplaced")
+    checkLayout()
   }
 
   @inlinable init(settled result: Swift.Result<T, Error>) {
@@ -102,10 +106,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     warnsIfPending = false
     hasSettled = true
     super.init(stored: result)
-    precondition(hostsLock(at: &lockStorage), "Promise: the lock is not where coreLockStorage says")
-    // Checked in debug builds, and by `PromiseLayoutTests` for many types (a precondition here
-    // changed what the optimizer inlines).
-    assert(erasedMachine(endsAt: &member, lockStorage: coreLockStorage), "Promise: machine misplaced")
+    checkLayout()
   }
 
   /// Creates a promise and calls `body` at once, on this thread, with its resolver.
