@@ -156,7 +156,9 @@ struct TokenTaskBridgeTests {
   @Test func aTokenCanCancelATaskItIsRegisteredWith() async {
     let request = CancellationRequest()
     let task = Task { () -> Bool in
-      await CancelSource().signal.cancelled()  // returns when this task is cancelled
+      // Not `await CancelSource().signal.cancelled()`: that source, dropped at once, closes, which
+      // ends the wait before the cancel whenever the task starts first.
+      try? await suspendUntilCancelled()
       return Task.isCancelled
     }
     request.token.register(cancelable: task)

@@ -20,7 +20,9 @@ struct CancellableTests {
 
   @Test func taskConforms() async {
     let task = Task<Bool, Never> {
-      await CancelSource().signal.cancelled()  // suspends until this task is cancelled
+      // Not `await CancelSource().signal.cancelled()`: that source, dropped at once, closes, which
+      // ends the wait before the cancel whenever the task starts first.
+      try? await suspendUntilCancelled()
       return Task.isCancelled
     }
     let asCancellable: any Cancellable = task
