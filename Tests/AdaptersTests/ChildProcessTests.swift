@@ -102,7 +102,12 @@ struct ChildProcessTests {
     let launched = await launch.pid()  // the child may write before the engine reports its launch
     source.cancel()
     #expect(kill(launched, 0) == 0, "SIGTERM is ignored, so the child must still run")
-    #expect(time.pendingCount == 1)
+    // Once the launch was reported, a cancel has scheduled the SIGKILL before it returns. (If it
+    // had not, advancing now would fire nothing and the child would run for an hour: kill it, so
+    // that the failure is this expectation and not a hang.)
+    let escalationScheduled = time.pendingCount == 1
+    #expect(escalationScheduled, "no SIGKILL scheduled when cancel() returned")
+    if !escalationScheduled { kill(-launched, SIGKILL) }
     time.advance(by: .seconds(5))
     let outcome = await result
     #expect(outcome.isCancellation)

@@ -61,7 +61,9 @@
     ///   - scheduler: the timer for the grace period (inject a `ManualDeadlineScheduler` in tests).
     ///   - launched: called once, on a background thread, with the child's process identifier
     ///     (which also numbers its process group) as soon as it runs, before `completion`; never if
-    ///     it could not start. The child may already have run for a moment by then.
+    ///     it could not start. The child may already have run for a moment by then. A cancel made
+    ///     once it was called sends `SIGTERM` (and schedules the `SIGKILL`) before `cancel()`
+    ///     returns.
     ///   - completion: called exactly once, on a background thread: `.success` with the output if
     ///     the child ended on its own, `.failure` with the cancellation reason if it was stopped,
     ///     or `.failure(ProcessLaunchError)` if it could not start (then no process ever ran).
@@ -231,8 +233,11 @@
           error: .data(limit: .max)
         ) { execution in
           let pid = execution.processIdentifier.value
-          launched(pid)
+          // The group first: a cancel made once `launched` has reported the child then signals it
+          // before `cancel()` returns (and schedules the escalation), instead of whenever this
+          // thread gets here.
           group.settle(pid)
+          launched(pid)
         }
         reaped.settle(())
         if let reason = stoppedBecause.value { return .failure(reason) }
