@@ -41,6 +41,9 @@ struct StageMemoryTests {
       root.map(on: queue) { value in withExtendedLifetime(object) { value + 1 } }
     }
     _ = await outcome(of: kept)
+    // The stage's run on `queue` releases the transform as it ends, which may be just after the
+    // settle that resumed this task: a block queued behind it starts once that run ended.
+    await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
     #expect(captured.value == nil)
   }
 
