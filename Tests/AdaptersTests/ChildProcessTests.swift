@@ -44,6 +44,17 @@ struct ChildProcessTests {
     }
   }
 
+  /// Expects that a cancel made once the launch was reported scheduled the `SIGKILL` before it
+  /// returned. If it had not, advancing `time` would fire nothing and the child would run for an
+  /// hour: its group is killed here, so that the failure is this expectation and not a hang.
+  static func expectSIGKILLScheduled(
+    on time: ManualDeadlineScheduler, group: Int32, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
+    let scheduled = time.pendingCount == 1
+    #expect(scheduled, "no SIGKILL scheduled when cancel() returned", sourceLocation: sourceLocation)
+    if !scheduled { kill(-group, SIGKILL) }
+  }
+
   static func isGone(_ pid: Int32) -> Bool {
     kill(pid, 0) == -1 && errno == ESRCH
   }
@@ -102,12 +113,7 @@ struct ChildProcessTests {
     let launched = await launch.pid()  // the child may write before the engine reports its launch
     source.cancel()
     #expect(kill(launched, 0) == 0, "SIGTERM is ignored, so the child must still run")
-    // Once the launch was reported, a cancel has scheduled the SIGKILL before it returns. (If it
-    // had not, advancing now would fire nothing and the child would run for an hour: kill it, so
-    // that the failure is this expectation and not a hang.)
-    let escalationScheduled = time.pendingCount == 1
-    #expect(escalationScheduled, "no SIGKILL scheduled when cancel() returned")
-    if !escalationScheduled { kill(-launched, SIGKILL) }
+    Self.expectSIGKILLScheduled(on: time, group: launched)
     time.advance(by: .seconds(5))
     let outcome = await result
     #expect(outcome.isCancellation)

@@ -103,11 +103,7 @@ struct ProcessGroupTests {
     source.cancel()
     #expect(kill(leader, 0) == 0, "SIGTERM is ignored, so the shell must still run")
     #expect(!Self.groupIsGone(leader))
-    // As in `ChildProcessTests`: the SIGKILL is scheduled before cancel() returns; if not, the
-    // group is killed here so that the failure is this expectation and not a hang.
-    let escalationScheduled = time.pendingCount == 1
-    #expect(escalationScheduled, "no SIGKILL scheduled when cancel() returned")
-    if !escalationScheduled { kill(-leader, SIGKILL) }
+    ChildProcessTests.expectSIGKILLScheduled(on: time, group: leader)
     time.advance(by: .seconds(5))
     let outcome = await result
     #expect(outcome.isCancellation)
