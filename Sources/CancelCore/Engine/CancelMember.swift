@@ -123,17 +123,19 @@ struct MemberList: Sendable {
     return count
   }
 
-  /// Appends `member` (the newest).
-  mutating func append(_ member: CancelMember) {
+  /// Appends `member` (the newest); the caller's reference becomes the list's.
+  mutating func append(_ member: consuming CancelMember) {
     precondition(!member.isLinked, "a member joins its source once")
     member.isLinked = true
     member.previous = tail
+    let newest = Unmanaged.passUnretained(member)
     if let tail {
-      tail._withUnsafeGuaranteedRef { $0.next = member }
+      var moving = Optional(member)
+      tail._withUnsafeGuaranteedRef { $0.next = moving.take() }
     } else {
-      head = member
+      head = consume member
     }
-    tail = Unmanaged.passUnretained(member)
+    tail = newest
   }
 
   /// Unlinks `member` if it is linked and returns the reference the list held, for the caller to

@@ -72,11 +72,12 @@ struct CancelStateMachine: Sendable {
     case closed
   }
 
-  /// Adds a member to wait for the cancel, if the source is still active.
-  mutating func addMember(_ member: CancelMember) -> AddMemberAction {
+  /// Adds a member to wait for the cancel, if the source is still active: moves it out of `member`
+  /// into the list (else leaves it there).
+  mutating func addMember(_ member: inout CancelMember?) -> AddMemberAction {
     switch phase {
     case .active:
-      members.append(member)
+      members.append(member.take()!)
       return .added
     case .cancelled(let reason): return .cancelled(reason: reason)
     case .closed: return .closed

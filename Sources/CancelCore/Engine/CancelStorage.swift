@@ -214,11 +214,15 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
   /// On a cancelled source the member is cancelled at once, on this thread; on a closed one it is
   /// not added. Returns whether it now waits.
   @discardableResult
-  @usableFromInline package func addMember(_ member: CancelMember) -> Bool {
+  @usableFromInline package func addMember(_ member: consuming CancelMember) -> Bool {
     precondition(member.source === self, "a member joins the source it was made for")
-    switch lock.withLock({ machine.addMember(member) }) {
+    // Moved into the list when added (the caller's reference becomes the list's: no retain), and
+    // kept here otherwise.
+    var offered = Optional(member)
+    switch lock.withLock({ machine.addMember(&offered) }) {
     case .added: return true
     case .cancelled(let reason):
+      let member = offered.take()!
       member.action(member, .cancelled(reason))
       return false
     case .closed: return false

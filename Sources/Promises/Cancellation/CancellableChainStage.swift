@@ -45,7 +45,7 @@ extension CancellableChainStage {
           // As in `MapStage`: captures nothing, and `stage` is the callback's reference: it moves
           // into the delivery handed back, or is released here.
           let stage = unsafeDowncast(consume stage, to: Self.self)
-          guard stage.receive(result, handingBackOn: queue) else { return nil }
+          guard stage.receive(consume result, handingBackOn: queue) else { return nil }
           return Promise<Value>.readyDelivery(of: stage)
         })
     }

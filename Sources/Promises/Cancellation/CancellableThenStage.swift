@@ -113,7 +113,7 @@ final class CancellableThenStage<Input: Sendable, Follow: CancellableThenFollowi
       promise.observe(
         .stage(self) { stage, result, queue in
           let stage = unsafeDowncast(consume stage, to: CancellableThenStage<Input, Follow>.self)
-          guard stage.receiveFollowed(result, handingBackOn: queue) else { return nil }
+          guard stage.receiveFollowed(consume result, handingBackOn: queue) else { return nil }
           return Promise<Value>.readyDelivery(of: stage)
         })
     } else {

@@ -37,7 +37,7 @@ final class FollowStage<T: Sendable>: Promise<T>, @unchecked Sendable {
       .stage(stage) { stage, result, queue in
         // Captures nothing; `stage` is the callback's reference (see `MapStage`).
         let stage = unsafeDowncast(consume stage, to: FollowStage<T>.self)
-        guard stage.receive(result, handingBackOn: queue) else { return nil }
+        guard stage.receive(consume result, handingBackOn: queue) else { return nil }
         return Promise<T>.readyDelivery(of: stage)
       })
     if let key { stage.keep(promise, key: key) }

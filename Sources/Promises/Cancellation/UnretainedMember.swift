@@ -27,6 +27,13 @@ struct UnretainedMember {
     reference.take()?.takeUnretainedValue()
   }
 
+  /// Takes the member out without retaining it, for a caller that uses it only while the
+  /// promise's lock is still held (where it is alive: see the type) and releases nothing.
+  @inlinable @inline(__always)
+  mutating func takeUnretained() -> Unmanaged<CancelMember>? {
+    reference.take()
+  }
+
   /// Refers to `member` from now on. Under the promise's lock, or before the promise is shared.
   @inlinable @inline(__always)
   mutating func set(_ member: CancelMember) {
@@ -88,7 +95,9 @@ extension Promise {
   func joinUnshared(source: CancelStorage, action: @escaping CancelMember.Action) {
     let member = CancelMember(source: source, target: self, action: action)
     self.member.set(member)
-    if !source.addMember(member) { self.member = UnretainedMember() }
+    // The only reference moves into the list: once there, a cancel on another thread may take and
+    // free the member, so it is not touched here again.
+    if !source.addMember(consume member) { self.member = UnretainedMember() }
   }
 
   /// Keeps `member` (this promise's place in a cancel context, already waiting in it) until this

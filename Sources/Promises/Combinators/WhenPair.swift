@@ -34,7 +34,7 @@ final class WhenPair<A: Sendable, B: Sendable>: Promise<(A, B)>, @unchecked Send
       promise.observe(
         .stage(self) { join, result, queue in
           let join = unsafeDowncast(consume join, to: WhenPair<A, B>.self)
-          guard join.arrive(result, store: { $0.first = $1 }, handingBackOn: queue) else { return nil }
+          guard join.arrive(consume result, store: { $0.first = $1 }, handingBackOn: queue) else { return nil }
           return Promise<(A, B)>.readyDelivery(of: join)
         })
     } else {
@@ -44,7 +44,7 @@ final class WhenPair<A: Sendable, B: Sendable>: Promise<(A, B)>, @unchecked Send
       promise.observe(
         .stage(self) { join, result, queue in
           let join = unsafeDowncast(consume join, to: WhenPair<A, B>.self)
-          guard join.arrive(result, store: { $0.second = $1 }, handingBackOn: queue) else { return nil }
+          guard join.arrive(consume result, store: { $0.second = $1 }, handingBackOn: queue) else { return nil }
           return Promise<(A, B)>.readyDelivery(of: join)
         })
     } else {

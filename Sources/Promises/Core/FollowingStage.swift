@@ -21,7 +21,7 @@ extension FollowingStage {
     promise.observe(
       .stage(self) { stage, result, queue in
         let stage = unsafeDowncast(consume stage, to: Self.self)
-        guard stage.settle(result, handingBackOn: queue) else { return nil }
+        guard stage.settle(consume result, handingBackOn: queue) else { return nil }
         return Promise<Value>.readyDelivery(of: stage)
       })
     return false

@@ -249,7 +249,7 @@ public class Guarantee<T: Sendable>: _PromiseValue<T?>, CoreLockHost, Thenable, 
   )
     -> ReadyDelivery?
   {
-    callback(value, on: queue)
+    callback(consume value, on: queue)
   }
 
   /// Calls `body` with `.success(value)` once resolved (synchronously on the resolving thread, or

@@ -31,7 +31,7 @@ final class GuaranteeMapStage<Input: Sendable, T: Sendable>: Guarantee<T>, @unch
         // Captures nothing. `stage` is the callback's reference: it moves into the delivery handed
         // back, or is released here.
         let stage = unsafeDowncast(consume stage, to: GuaranteeMapStage<Input, T>.self)
-        guard stage.receive(value, handingBackOn: queue) else { return nil }
+        guard stage.receive(consume value, handingBackOn: queue) else { return nil }
         return Guarantee<T>.readyDelivery(of: stage)
       })
     return self

@@ -30,7 +30,7 @@ final class GuaranteeThenStage<Input: Sendable, U: Sendable>: Guarantee<U>, @unc
       .stage(self) { stage, value, queue in
         // Captures nothing; `stage` is the callback's reference (see `GuaranteeMapStage`).
         let stage = unsafeDowncast(consume stage, to: GuaranteeThenStage<Input, U>.self)
-        guard stage.receive(value, handingBackOn: queue) else { return nil }
+        guard stage.receive(consume value, handingBackOn: queue) else { return nil }
         return Guarantee<U>.readyDelivery(of: stage)
       })
     return self
@@ -47,7 +47,7 @@ final class GuaranteeThenStage<Input: Sendable, U: Sendable>: Guarantee<U>, @unc
     returned.observe(
       .stage(self) { stage, value, queue in
         let stage = unsafeDowncast(consume stage, to: GuaranteeThenStage<Input, U>.self)
-        guard stage.settle(value, handingBackOn: queue) else { return nil }
+        guard stage.settle(consume value, handingBackOn: queue) else { return nil }
         return Guarantee<U>.readyDelivery(of: stage)
       })
     return false

@@ -29,7 +29,7 @@ extension ParentWaitingStage {
         // Captures nothing (where specialized). `stage` is the callback's reference: it moves into
         // the delivery handed back, or is released here.
         let stage = unsafeDowncast(consume stage, to: Self.self)
-        guard stage.receive(result, handingBackOn: queue) else { return nil }
+        guard stage.receive(consume result, handingBackOn: queue) else { return nil }
         return Self.readyDelivery(of: stage)
       })
   }

@@ -218,26 +218,24 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
   @inlinable @inline(__always)
   final func settleLeavingDelivery(_ result: consuming Swift.Result<T, Error>) -> Machine.SettleAction {
     var result = Optional(result)
-    let (action, leftList, heldMember) = lock.withLock {
-      () -> (Machine.SettleAction, CancelMember?, CancelMember?) in
+    let (action, leftList) = lock.withLock { () -> (Machine.SettleAction, CancelMember?) in
       warnsIfPending = false
-      // Retained, and released after unlocking: once it has left, a cancel that took the context's
-      // list may drop its own reference at any moment, and the last release must not happen here.
-      // Used through that one reference (no retain per call).
-      let heldMember = self.member.take()
-      let held = heldMember.map(Unmanaged.passUnretained)
+      // Not retained: the member is alive while this lock is held and the promise refers to it
+      // (see `UnretainedMember`), and leaving is this thread's last access to it. Once it has left,
+      // a cancel that took the context's list may free it on its own thread; this thread then
+      // holds no reference whose release could be the last one, here under the lock.
+      let held = self.member.takeUnretained()
       let action = machine.settle(())
       if action != .alreadySettled {
         hasSettled = true
         held?._withUnsafeGuaranteedRef { UnretainedMember.claimCancel(of: $0, for: &result) }
         stored = result.take()
       }
-      return (action, held?._withUnsafeGuaranteedRef { $0.leaveSource() }, heldMember)
+      return (action, held?._withUnsafeGuaranteedRef { $0.leaveSource() })
     }
-    // Released after unlocking: the context list's reference to the member, and this section's.
+    // Released after unlocking: the context list's reference to the member, if it still waited.
     // The last member of a context that went away while it waited closes its source now.
     if let leftList { leftList.closeSourceIfDrained() }
-    _ = heldMember
     return action
   }
 
@@ -282,7 +280,7 @@ public class Promise<T: Sendable>: _PromiseValue<Swift.Result<T, Error>?>, Thena
     _ callback: consuming PromiseCallback<Swift.Result<T, Error>>, with value: consuming Swift.Result<T, Error>,
     on queue: ThreadDeliveryQueue?
   ) -> ReadyDelivery? {
-    callback(value, on: queue)
+    callback(consume value, on: queue)
   }
 
   /// Calls `body` with the result once this promise resolves: synchronously on the resolving

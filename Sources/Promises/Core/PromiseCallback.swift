@@ -24,13 +24,14 @@ package enum PromiseCallback<Value: Sendable>: Sendable {
   /// - Parameter queue: the queue of the delivery running this callback, or `nil` outside one.
   /// - Returns: a stage's delivery to run next, handed back (only with a `queue`).
   @inlinable
-  consuming func callAsFunction(_ value: Value, on queue: ThreadDeliveryQueue? = nil) -> ReadyDelivery? {
+  consuming func callAsFunction(_ value: consuming Value, on queue: ThreadDeliveryQueue? = nil) -> ReadyDelivery? {
     switch consume self {
     case .run(let body):
       body(value)
       return nil
     case .stage(let stage, let receive):
-      return receive(consume stage, value, queue)
+      // The value moves on: a stage settling with it (a rejection passed down) keeps this copy.
+      return receive(consume stage, consume value, queue)
     }
   }
 }
