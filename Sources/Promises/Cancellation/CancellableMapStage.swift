@@ -41,7 +41,7 @@ final class CancellableMapStage<Input: Sendable, T: Sendable>: Promise<T>, Cance
       guard !context.cancelStarted else { return false }
       return settle(Swift.Result { try transform(value) }, handingBackOn: queue)
     case .failure(let error):
-      return settle(.failure(error), handingBackOn: queue)
+      return settle(.failure(consume error), handingBackOn: queue)
     }
   }
 }

@@ -101,7 +101,7 @@ final class CancellableThenStage<Input: Sendable, Follow: CancellableThenFollowi
       }
     case .failure(let error):
       self.context = nil
-      return settle(.failure(error), handingBackOn: queue)
+      return settle(.failure(consume error), handingBackOn: queue)
     }
   }
 

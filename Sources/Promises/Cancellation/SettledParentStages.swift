@@ -22,7 +22,7 @@ extension CancelContext {
       // `nil` when the cancel started first: the claim rejects the member.
       if !cancelStarted { result = Swift.Result { try transform(value) } }
     case .failure(let error):
-      result = .failure(error)
+      result = .failure(consume error)
     }
     return settledMember(claiming: result)
   }
@@ -51,7 +51,7 @@ extension CancelContext {
         result = .failure(error)
       }
     case .failure(let error):
-      result = .failure(error)
+      result = .failure(consume error)
     }
     return settledMember(claiming: result)
   }

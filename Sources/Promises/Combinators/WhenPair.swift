@@ -63,7 +63,7 @@ final class WhenPair<A: Sendable, B: Sendable>: Promise<(A, B)>, @unchecked Send
   ) -> Bool {
     let value: Value
     switch consume result {
-    case .failure(let error): return settle(.failure(error), handingBackOn: queue)
+    case .failure(let error): return settle(.failure(consume error), handingBackOn: queue)
     case .success(let arrived): value = arrived
     }
     let both = lock.withLock { () -> (A, B)? in

@@ -55,7 +55,7 @@ final class MapStage<Input: Sendable, T: Sendable>: Promise<T>, ParentWaitingSta
     guard let transform = transform.take() else { return false }
     switch consume result {
     case .success(let value): return settle(Swift.Result { try transform(value) }, handingBackOn: queue)
-    case .failure(let error): return settle(.failure(error), handingBackOn: queue)
+    case .failure(let error): return settle(.failure(consume error), handingBackOn: queue)
     }
   }
 

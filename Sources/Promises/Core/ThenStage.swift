@@ -48,7 +48,7 @@ final class ThenStage<Input: Sendable, U: Thenable>: Promise<U.T>, ParentWaiting
       }
       return follow(returned, handingBackOn: queue)
     case .failure(let error):
-      return settle(.failure(error), handingBackOn: queue)
+      return settle(.failure(consume error), handingBackOn: queue)
     }
   }
 }
