@@ -47,6 +47,11 @@
  *                   closed source included. Must fail.
  *   WITHDRAWN_CLOSED_FIX  the same with leaving retaining nothing once the source closed (commit
  *                   71a5781), as it stood when it was withdrawn.
+ *   RETAINED_SETTLE the code from issue #28 until the settle stopped retaining its member: the
+ *                   settle retains the member it takes under the promise's lock and releases it
+ *                   after unlocking. Passes; the code now leaves without it (nothing of the
+ *                   member's is used after leaving, and its deinit no longer takes the promise's
+ *                   lock, so the release it guarded against cannot happen in the section).
  *   STAGE_CHECK_FIRST  the settler checks the source before taking the promise's lock, as stages
  *                   did before issue #28 (`ChainState.settle`, `settleMember`): must fail (a cancel
  *                   that flips in between is lost).
@@ -188,7 +193,9 @@ inline removeMember(i, handed) {
 }
 
 /* Promise.settleLeavingDelivery: `claim` is the resolver's cancelWins (the chain's cancel error
-   wins once its cancel started). Records whether it settled into `did`. */
+   wins once its cancel started). Records whether it settled into `did`. The member is used under
+   the promise's lock without a reference of its own (RETAINED_SETTLE: with one, released after
+   unlocking, as the code did before); leaving is the last access to it. */
 inline settlePromise(result, claim, did) {
   m = NONE; held = false; handed = false; drained = false; r = result;
   lock(pLock);
@@ -196,10 +203,8 @@ inline settlePromise(result, claim, did) {
   :: pMember != NONE ->
     m = pMember;
     pMember = NONE;
-#ifndef WITHDRAWN
-#ifndef WITHDRAWN_CLOSED_FIX
+#if defined(RETAINED_SETTLE) || defined(MAIN_BEFORE_28)
     retainMember(m); held = true;
-#endif
 #endif
     skip
   :: else -> skip

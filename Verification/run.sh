@@ -61,6 +61,8 @@ check "a root context, attaching"        pass "" -- -DROOT -DATTACH
 check "before #28 (retain in a deinit)"  fail 'mState\[m\]==0' -- -DMAIN_BEFORE_28
 check "withdrawn unretained settle"      fail 'mState\[m\]==0' -- -DWITHDRAWN
 check "withdrawn, after the close fix"   pass "" -- -DWITHDRAWN_CLOSED_FIX
+check "the settle retaining its member"  pass "" -- -DRETAINED_SETTLE
+check "retaining, attaching"             pass "" -- -DRETAINED_SETTLE -DATTACH
 check "a stage checking first"           fail 'cancelWhileWaiting' -- -DSTAGE_CHECK_FIRST
 check "closed on drop (before D1)"       fail 'lostUpstream' -- -DCLOSE_ON_DROP
 
