@@ -57,10 +57,28 @@ struct ChainState: Sendable {
   @inlinable @inline(__always)
   func claimCancel<T>(for result: inout Swift.Result<T, Error>?) {
     guard source.isCancelled else { return }
-    if case .failure(let error)? = result, source.isCancelled(by: ErrorIdentity(error)) {
-      source.recordCancelledMember()
-    } else if let reason = source.claimCancelReason() {
-      result = .failure(reason)
+    // Taken out and put back rather than matched in place: matching binds a copy of the error, a
+    // retain and a release of the one error a cancel passes down every stage of its chain.
+    guard let taken = result.take() else {
+      if let reason = source.claimCancelReason() { result = .failure(reason) }
+      return
+    }
+    switch consume taken {
+    case .failure(let error):
+      if source.isCancelled(by: ErrorIdentity(error)) {
+        source.recordCancelledMember()
+        result = .failure(consume error)
+      } else if let reason = source.claimCancelReason() {
+        result = .failure(reason)
+      } else {
+        result = .failure(consume error)
+      }
+    case .success(let value):
+      if let reason = source.claimCancelReason() {
+        result = .failure(reason)
+      } else {
+        result = .success(consume value)
+      }
     }
   }
 
