@@ -57,6 +57,20 @@ struct ChainState: Sendable {
   @inlinable @inline(__always)
   func claimCancel<T>(for result: inout Swift.Result<T, Error>?) {
     guard source.isCancelled else { return }
+    claimStartedCancel(for: &result)
+  }
+
+  /// ``claimCancel(for:)`` once the cancel has started, out of line: for a caller that is itself
+  /// inlined where the claim is rare (a settled parent's stage), which the claim would make too
+  /// large to inline.
+  @inlinable @inline(never)
+  func claimStartedCancelOutOfLine<T>(for result: inout Swift.Result<T, Error>?) {
+    claimStartedCancel(for: &result)
+  }
+
+  /// ``claimCancel(for:)`` once the cancel has started.
+  @inlinable @inline(__always)
+  func claimStartedCancel<T>(for result: inout Swift.Result<T, Error>?) {
     // Taken out and put back rather than matched in place: matching binds a copy of the error, a
     // retain and a release of the one error a cancel passes down every stage of its chain.
     guard let taken = result.take() else {

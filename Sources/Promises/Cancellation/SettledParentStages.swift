@@ -61,7 +61,7 @@ extension CancelContext {
   @inlinable
   func settledMember<V: Sendable>(claiming result: consuming Swift.Result<V, Error>?) -> CancellablePromise<V> {
     var result = result
-    chain.claimCancel(for: &result)
+    if chain.cancelStarted { chain.claimStartedCancelOutOfLine(for: &result) }
     return CancellablePromise(settled: Promise(settled: result!), context: self)
   }
 }
