@@ -153,7 +153,8 @@ inline releaseMember(i, last) {
   fi
 }
 
-/* CancelStorage.removeMember(_:) as the promise's settle calls it, under the promise's lock.
+/* CancelMember.leaveSource() (CancelStorage.unlinkMember(_:), then the mark) as the promise's
+   settle calls it, under the promise's lock.
    `handed` is set when the caller gets a reference back to release after unlocking. */
 inline removeMember(i, handed) {
   touchMember(i);

@@ -62,10 +62,10 @@ struct MemberTests {
     let members = (0..<4).map { makeMember("m\($0)", of: storage, log: log) }
     for member in members { storage.addMember(member) }
     // Leaving from the middle, the newest end and the oldest end keeps the list intact.
-    storage.removeMember(members[1])
-    storage.removeMember(members[3])
-    storage.removeMember(members[0])
-    storage.removeMember(members[0])  // leaving twice is harmless
+    members[1].leaveSource()
+    members[3].leaveSource()
+    members[0].leaveSource()
+    members[0].leaveSource()  // leaving twice is harmless
     #expect(storage.memberCount == 1)
     _ = storage.cancel(reason: Reason())
     #expect(log.values == ["m2 cancelled: reason"])
@@ -149,7 +149,7 @@ struct MemberTests {
         let (storage, leaves, stays) = state
         storage.addMember(leaves)
         storage.addMember(stays)
-        storage.removeMember(leaves)
+        leaves.leaveSource()
       },
       { state in _ = state.0.cancel(reason: Reason()) },
       check: { state in

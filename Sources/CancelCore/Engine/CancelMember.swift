@@ -59,7 +59,7 @@ package final class CancelMember: @unchecked Sendable {
   /// skips it instead of running the action for nothing (the action must be harmless on a member
   /// that left, since the cancel may read this before it is set). It is also the leaving thread's
   /// last access to the member and its source: seeing it, the cancel may release both, so it is
-  /// stored releasing and loaded acquiring (see `CancelStorage.removeMember(_:)`).
+  /// stored releasing and loaded acquiring (see ``leaveSource()``).
   @inlinable @inline(__always) var hasLeft: CoreAtomic<Bool> {
     CoreAtomic(firstStoredProperty(of: self, as: CoreAtomicStorage<Bool>.self))
   }
@@ -78,11 +78,27 @@ package final class CancelMember: @unchecked Sendable {
       "hasLeft is not where its handle looks")
   }
 
-  /// Leaves the source: see `CancelStorage.removeMember(_:)` (the caller holds this member).
+  /// Leaves the source (see `CancelStorage.unlinkMember(_:)`): out of the list if it waits, else,
+  /// if a cancel took the list, marked as having left (``hasLeft``), which is then this call's last
+  /// access to the member and to its source: the cancel may free both as soon as it sees the mark.
+  /// The caller keeps the member alive until then (a strong reference, or a lock under which it
+  /// is alive), and holds no reference whose release after the mark could be the last.
+  ///
   /// Returns the list's reference, if it was waiting, for the caller to release outside its locks.
   @inlinable @discardableResult
   package func leaveSource() -> CancelMember? {
-    source.removeMember(self)
+    // Its own statement, so that whatever the call holds of the source (a build without
+    // optimization holds a reference to it for the call) is let go before the mark below.
+    let unlinking = source.unlinkMember(self)
+    switch consume unlinking {
+    case .unlinked(let held): return held
+    case .takenByCancel:
+      // Releasing, paired with the cancel's acquiring load, so that every access above comes
+      // first.
+      hasLeft.store(true, ordering: .releasing)
+      return nil
+    case .notWaiting: return nil
+    }
   }
 
   /// After ``leaveSource()``, outside every lock, by the thread that left: closes the source if

@@ -229,28 +229,28 @@ package final class CancelStorage: CoreLockHost, @unchecked Sendable {
     }
   }
 
-  /// Removes `member` if it waits (it will then never be cancelled by this source). Never waits
-  /// for a cancel in progress: a member the cancel already took may still be cancelled (a cancel
-  /// that has not reached it yet skips it).
-  ///
-  /// The caller holds its own strong reference to `member` and releases it outside any lock it
-  /// holds: once the member has left, a cancel that took the list may drop its reference at any
-  /// moment, and freeing a member runs its `deinit`, and through it its target's code, which may
-  /// take that lock.
-  ///
-  /// Returns the list's reference to the member (`nil` if it was not waiting), for the caller to
-  /// release outside its locks too.
-  @discardableResult
-  @usableFromInline package func removeMember(_ member: CancelMember) -> CancelMember? {
+  /// How a member's leaving found it (see `unlinkMember(_:)`).
+  @usableFromInline package enum Unlinking {
+    /// It waited, and is out of the list: the list's reference, for the leaving thread to release
+    /// outside its locks.
+    case unlinked(CancelMember)
+    /// A cancel took the list: the member must mark that it left (`hasLeft`) for that cancel to
+    /// skip it.
+    case takenByCancel
+    /// Nothing to do: it was not waiting, or a close took the list (the close tells every member
+    /// it took).
+    case notWaiting
+  }
+
+  /// Takes `member` out of the list if it waits (it will then never be cancelled by this source);
+  /// the leaving half of `CancelMember.leaveSource()`, which marks the member when a cancel took
+  /// the list. Never waits for a cancel in progress: a member the cancel already took may still be
+  /// cancelled (a cancel that has not reached it yet skips it once marked).
+  @usableFromInline package func unlinkMember(_ member: CancelMember) -> Unlinking {
     // An ended source's list belongs to the thread that ended it: nothing to remove (and no lock
     // to take, which matters when a cancel settles every member of a long chain).
-    if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return held }
-    // Cancelled: that cancel took the list and skips the member once it sees `hasLeft`, the last
-    // access to the member and to this source here. Releasing, paired with the cancel's acquiring
-    // load, so that every access above comes first. (Closed: the close tells every member it took,
-    // so there is nothing to mark.)
-    if isCancelled { member.hasLeft.store(true, ordering: .releasing) }
-    return nil
+    if !isCompleted, let held = lock.withLock({ machine.removeMember(member) }) { return .unlinked(held) }
+    return isCancelled ? .takenByCancel : .notWaiting
   }
 
   // MARK: Ending
