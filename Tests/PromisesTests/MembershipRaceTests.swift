@@ -1,5 +1,5 @@
-import Dispatch
 import CancelCore
+import Dispatch
 import Promises
 import TestSupport
 import Testing
@@ -101,7 +101,8 @@ struct MembershipRaceTests {
       for _ in 0..<stages {
         // Each is a new member of the root's context, joined on this thread.
         collected.append(root.map(on: nil) { $0 + 1 }.promise)
-        collected.append(CancellablePromise<Int>(Promise<Int>.pending().promise, cancelContext: root.cancelContext).promise)
+        collected.append(
+          CancellablePromise<Int>(Promise<Int>.pending().promise, cancelContext: root.cancelContext).promise)
       }
       tails.withLock { $0 = collected }
     }
