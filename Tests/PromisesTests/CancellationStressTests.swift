@@ -83,15 +83,6 @@ struct CancellationStressTests {
     }
   }
 
-  /// Expects `promise` (a racing member's, fulfilled with 1 or cancelled) to have ended in exactly
-  /// one of the two; returns whether it was cancelled.
-  static func expectFulfilledOrCancelled(_ promise: Promise<Int>) -> Bool {
-    let fulfilled = promise.value == 1
-    let cancelled = isPMKCancelled(promise.error)
-    #expect(fulfilled != cancelled, "the member ends in exactly one of fulfilled or cancelled")
-    return cancelled
-  }
-
   /// A pending member that only its context holds (through the list of waiting members): what the
   /// race below settles and cancels.
   final class LoneMember: Sendable {
@@ -136,7 +127,7 @@ struct CancellationStressTests {
     } _: { handed in
       handed.cancelAndLetGo()
     } check: { handed in
-      let cancelled = Self.expectFulfilledOrCancelled(handed.promise)
+      let cancelled = expectFulfilledOrCancelled(handed.promise)
       #expect(handed.cancelRejected.values == [cancelled], "isCancelled only when the cancel rejected it")
     }
   }
@@ -152,7 +143,7 @@ struct CancellationStressTests {
     } _: { lone in
       lone.context.cancel()
     } check: { lone in
-      let cancelled = Self.expectFulfilledOrCancelled(lone.promise)
+      let cancelled = expectFulfilledOrCancelled(lone.promise)
       #expect(lone.context.isCancelled == cancelled, "isCancelled only when the cancel rejected it")
     }
   }

@@ -17,6 +17,20 @@ func isPMKCancelled(_ error: Error?) -> Bool {
   return false
 }
 
+/// Expects `promise` to have ended in exactly one of fulfilled with `value` or rejected by a cancel
+/// (what a settle racing a cancel may end in), and returns whether it was cancelled.
+@discardableResult
+func expectFulfilledOrCancelled(
+  _ promise: Promise<Int>, value: Int = 1, sourceLocation: SourceLocation = #_sourceLocation
+) -> Bool {
+  let fulfilled = promise.value == value
+  let cancelled = isPMKCancelled(promise.error)
+  #expect(
+    fulfilled != cancelled, "ends fulfilled or cancelled, not \(String(describing: promise.result))",
+    sourceLocation: sourceLocation)
+  return cancelled
+}
+
 @Suite("Cancellable promises: contexts and initializers")
 struct CancellationTests {
   /// A task whose cancel ends its work with an error of its own, as a cancelled download does.
